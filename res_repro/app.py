@@ -1,0 +1,17 @@
+"""The Hydra entry point: compose the config, then run the pipeline it names."""
+
+from __future__ import annotations
+
+import hydra
+from omegaconf import DictConfig
+
+from res_repro.config import register_configs
+from res_repro.pipelines import run_pipeline
+
+register_configs()
+
+
+@hydra.main(version_base="1.3", config_path="../conf", config_name="config")
+def hydra_main(cfg: DictConfig) -> None:
+    """Run one pipeline (or one job of a multirun) as configured."""
+    run_pipeline(cfg)

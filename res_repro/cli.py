@@ -1,0 +1,55 @@
+"""``res-repro``: Hydra-configured pipelines, plus plain subcommands such as ``check``.
+
+``res-repro check TARGET`` validates tasks; anything else is handed to Hydra, so
+``res-repro experiment=table1`` and ``res-repro -m metrics.threshold=0.7,0.8`` work as usual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from res_repro.env.errors import TaskFormatError
+
+
+def _check(argv: list[str]) -> int:
+    """Run oracle and nop on every task of TARGET; exit 0 only when every task is valid."""
+    from res_repro.benchmarks.registry import resolve_target
+    from res_repro.config import project_root
+    from res_repro.evaluation.check import check_tasks, summary_line
+    from res_repro.evaluation.store import EpisodeStore
+
+    parser = argparse.ArgumentParser(prog="res-repro check", description=_check.__doc__)
+    parser.add_argument("target", help="a task directory, a folder of them, or a benchmark name")
+    parser.add_argument("--sandbox", default="local", help="sandbox backend: local or docker")
+    parser.add_argument("--workers", type=int, default=2, help="episodes run at once")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=Path(project_root()) / ".cache" / "episodes",
+        help="where finished episodes are kept and reused",
+    )
+    args = parser.parse_args(argv)
+    try:
+        tasks = resolve_target(args.target)
+    except (TaskFormatError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    verdicts = check_tasks(tasks, backend=args.sandbox, store=EpisodeStore(args.cache_dir), workers=args.workers)
+    for verdict in verdicts:
+        print(verdict.line())
+    print(summary_line(verdicts))
+    return 0 if all(v.valid for v in verdicts) else 1
+
+
+SUBCOMMANDS = {"check": _check}
+
+
+def main() -> None:
+    """Dispatch to a subcommand, or to the Hydra app for everything else."""
+    if len(sys.argv) > 1 and sys.argv[1] in SUBCOMMANDS:
+        sys.exit(SUBCOMMANDS[sys.argv[1]](sys.argv[2:]))
+    from res_repro.app import hydra_main
+
+    hydra_main()

@@ -1,0 +1,98 @@
+"""Structured configs: the schema of every Hydra config group, registered in Hydra's ConfigStore.
+
+YAML files under ``conf/`` name one of these schemas in their defaults list, so a typo in a key or a
+value of the wrong type fails when the config is composed, before any work starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING, OmegaConf
+
+import res_repro
+
+
+def project_root() -> str:
+    """The folder holding the checkout (where ``pyproject.toml`` is), else the working directory."""
+    candidate = Path(res_repro.__file__).resolve().parents[1]
+    return str(candidate if (candidate / "pyproject.toml").is_file() else Path.cwd())
+
+
+@dataclass
+class PathsConfig:
+    """Every location the harness reads or writes, in one place."""
+
+    root_dir: str = MISSING
+    cache_dir: str = MISSING  # content-addressed episode records, reused across runs
+    log_dir: str = MISSING  # Hydra run and multirun folders
+    output_dir: str = MISSING  # this run's folder
+    results_dir: str = MISSING  # committed tables and figures of the default run
+    mlflow_db: str = MISSING  # the MLflow SQLite database
+    mlflow_artifacts: str = MISSING  # MLflow artifact files, one folder per experiment
+
+
+@dataclass
+class BenchmarkConfig:
+    """Which benchmark to load; ``limit`` keeps its first N tasks (for quick runs)."""
+
+    name: str = MISSING
+    limit: int | None = None
+
+
+@dataclass
+class SandboxConfig:
+    """Which isolation backend runs episodes, and how infrastructure failures are retried."""
+
+    backend: str = "local"
+    max_infra_retries: int = 2
+
+
+@dataclass
+class MetricsConfig:
+    """Metric thresholds and the settings of every interval and test."""
+
+    threshold: float = 0.80  # Pass@1 on native scores
+    tcr_fraction: float = 0.80  # TCR@80 on rubric items
+    confidence: float = 0.95
+    n_bootstrap: int = 10_000
+
+
+@dataclass
+class TrackingConfig:
+    """MLflow: a SQLite tracking store at an absolute path inside the project."""
+
+    enabled: bool = True
+    uri: str = MISSING
+    experiment: str = MISSING
+
+
+@dataclass
+class Config:
+    """The root config: one group per axis plus run-wide settings."""
+
+    task_name: str = MISSING  # the pipeline to run (see res_repro.pipelines)
+    agents: list[str] = field(default_factory=lambda: ["oracle", "nop"])
+    seed: int = 0
+    workers: int = 2
+    show_progress: bool = True
+    paths: PathsConfig = field(default_factory=PathsConfig)
+    benchmark: BenchmarkConfig = field(default_factory=BenchmarkConfig)
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    metrics: MetricsConfig = field(default_factory=MetricsConfig)
+    tracking: TrackingConfig = field(default_factory=TrackingConfig)
+
+
+def register_configs() -> None:
+    """Register the schemas and the ``project_root`` resolver (safe to call more than once)."""
+    if not OmegaConf.has_resolver("project_root"):
+        OmegaConf.register_new_resolver("project_root", project_root)
+    store = ConfigStore.instance()
+    store.store(name="base_config", node=Config)
+    store.store(group="paths", name="base_paths", node=PathsConfig)
+    store.store(group="benchmark", name="base_benchmark", node=BenchmarkConfig)
+    store.store(group="sandbox", name="base_sandbox", node=SandboxConfig)
+    store.store(group="metrics", name="base_metrics", node=MetricsConfig)
+    store.store(group="tracking", name="base_tracking", node=TrackingConfig)

@@ -1,0 +1,44 @@
+"""What a grader returns: a native score, rubric items, or a binary verifier result, plus evidence."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RubricItem:
+    """One rubric check of a Workspace-style task."""
+
+    name: str
+    passed: bool
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The outcome of grading one episode.
+
+    ``score`` is the native score in [0, 1]; ``passed`` is the grader's own verdict (for a binary
+    verifier, whether it passed); ``rubric`` lists rubric items when the grader has them; ``evidence``
+    keeps the raw material (verifier output, reward file contents) for later inspection.
+    """
+
+    score: float
+    passed: bool
+    rubric: tuple[RubricItem, ...] = ()
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-serialisable dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Grade:
+        """Rebuild a grade written by :meth:`to_dict`."""
+        rubric = tuple(RubricItem(**item) for item in data.get("rubric", ()))
+        return cls(
+            score=float(data["score"]),
+            passed=bool(data["passed"]),
+            rubric=rubric,
+            evidence=dict(data.get("evidence", {})),
+        )

@@ -1,0 +1,60 @@
+"""Task validation with the reference agents: oracle must pass and nop must fail."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from res_repro.env.task import Task
+from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.runner import EpisodeRequest, evaluate
+from res_repro.evaluation.store import EpisodeStore
+
+
+@dataclass(frozen=True)
+class TaskValidity:
+    """The verdict on one task, with the two episodes behind it."""
+
+    task_id: str
+    oracle: EpisodeRecord
+    nop: EpisodeRecord
+
+    @property
+    def problems(self) -> list[str]:
+        """Why the task is invalid; empty when it is valid."""
+        found = []
+        for record, wanted in ((self.oracle, True), (self.nop, False)):
+            if record.infrastructure_failure:
+                found.append(f"{record.agent}: {record.stop_reason} ({record.error})")
+            elif record.passed != wanted:
+                found.append(f"{record.agent} {'failed' if wanted else 'passed'}")
+        return found
+
+    @property
+    def valid(self) -> bool:
+        """True when oracle passed, nop failed, and neither hit an infrastructure failure."""
+        return not self.problems
+
+    def line(self) -> str:
+        """One human-readable line for this task."""
+        verdict = "valid  " if self.valid else "INVALID"
+        scores = f"oracle={self.oracle.score:.2f} nop={self.nop.score:.2f}"
+        detail = f"  {'; '.join(self.problems)}" if self.problems else ""
+        return f"{verdict} {self.task_id:<40} {scores}{detail}"
+
+
+def check_tasks(
+    tasks: Sequence[Task], *, backend: str, store: EpisodeStore, workers: int = 1
+) -> list[TaskValidity]:
+    """Run oracle and nop on every task and return one verdict per task, in task order."""
+    requests = [EpisodeRequest(task, agent) for task in tasks for agent in ("oracle", "nop")]
+    records = evaluate(requests, backend=backend, store=store, workers=workers)
+    return [
+        TaskValidity(task.task_id, oracle=records[2 * i], nop=records[2 * i + 1])
+        for i, task in enumerate(tasks)
+    ]
+
+
+def summary_line(verdicts: Sequence[TaskValidity]) -> str:
+    """The closing line: ``N tasks: M valid``."""
+    return f"{len(verdicts)} tasks: {sum(v.valid for v in verdicts)} valid"

@@ -1,0 +1,105 @@
+"""One episode: one agent's attempt at one task's environment, graded, with its accounting."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from res_repro.agents.base import Agent, StopReason
+from res_repro.env.grade import Grade
+from res_repro.env.task import Task
+from res_repro.env.verifier import run_verifier
+from res_repro.sandbox import SandboxError, SandboxSpec, make_sandbox
+
+
+@dataclass
+class EpisodeRecord:
+    """Everything kept about an episode; one JSON document on disk."""
+
+    episode_id: str
+    task_id: str
+    benchmark: str
+    task_hash: str
+    agent: str
+    scripted: bool
+    environment: str
+    sandbox: str
+    stop_reason: str
+    grade: Grade | None
+    turns: int = 0
+    tool_calls: int = 0
+    wall_seconds: float = 0.0
+    error: str | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def infrastructure_failure(self) -> bool:
+        """True when the episode says nothing about the agent (retried, never scored)."""
+        return StopReason(self.stop_reason).is_infrastructure
+
+    @property
+    def passed(self) -> bool:
+        """The grader's verdict; an ungraded episode has not passed."""
+        return self.grade is not None and self.grade.passed
+
+    @property
+    def score(self) -> float:
+        """The native score; an ungraded episode scores 0."""
+        return self.grade.score if self.grade is not None else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-serialisable dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EpisodeRecord:
+        """Rebuild a record written by :meth:`to_dict`."""
+        grade = Grade.from_dict(data["grade"]) if data.get("grade") else None
+        return cls(**{**data, "grade": grade})
+
+
+def sandbox_spec_for(task: Task) -> SandboxSpec:
+    """Translate a task's [environment] table into a sandbox specification."""
+    env = task.config.environment
+    return SandboxSpec(
+        workspace=task.workspace_dir,
+        environment_dir=task.environment_dir,
+        docker_image=env.docker_image,
+        allow_network=env.allow_internet,
+        cpus=env.cpus,
+        memory_mb=env.memory_mb,
+    )
+
+
+def run_episode(
+    task: Task, agent: Agent, *, backend: str, episode_id: str, environment: str = "original"
+) -> EpisodeRecord:
+    """Start a sandbox for ``task``, let ``agent`` act, run the verifier, and always close the sandbox.
+
+    A sandbox failure becomes a record with stop reason ``sandbox_error`` rather than an exception.
+    """
+    record = EpisodeRecord(
+        episode_id=episode_id,
+        task_id=task.task_id,
+        benchmark=task.benchmark,
+        task_hash=task.content_hash,
+        agent=agent.name,
+        scripted=agent.scripted,
+        environment=environment,
+        sandbox=backend,
+        stop_reason=StopReason.SANDBOX_ERROR.value,
+        grade=None,
+    )
+    started = time.perf_counter()
+    try:
+        with make_sandbox(backend, sandbox_spec_for(task)) as sandbox:
+            outcome = agent.run(task, sandbox)
+            record.grade = run_verifier(sandbox, task)
+        record.stop_reason = outcome.stop_reason.value
+        record.turns, record.tool_calls = outcome.turns, outcome.tool_calls
+        record.messages = outcome.messages
+    except (SandboxError, OSError) as exc:
+        record.error = f"{type(exc).__name__}: {exc}"
+    record.wall_seconds = time.perf_counter() - started
+    return record

@@ -1,0 +1,68 @@
+"""A small table model rendered as Markdown, CSV and LaTeX, so every result exists in all three."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}"}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
+
+
+@dataclass
+class Table:
+    """A titled grid of strings with notes underneath (who produced the numbers, what is missing)."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add_row(self, *cells: object) -> None:
+        """Append a row; cells are turned into strings, and the count must match the columns."""
+        if len(cells) != len(self.columns):
+            raise ValueError(f"row has {len(cells)} cells, table {self.title!r} has {len(self.columns)}")
+        self.rows.append(["" if cell is None else str(cell) for cell in cells])
+
+    def to_markdown(self) -> str:
+        """GitHub-flavoured Markdown with the title as a heading and the notes as a list."""
+        lines = [f"### {self.title}", "", "| " + " | ".join(self.columns) + " |"]
+        lines.append("|" + "|".join("---" for _ in self.columns) + "|")
+        lines += ["| " + " | ".join(row) + " |" for row in self.rows]
+        if self.notes:
+            lines += [""] + [f"- {note}" for note in self.notes]
+        return "\n".join(lines) + "\n"
+
+    def to_csv(self) -> str:
+        """CSV with a header row; notes are left out (they live in the Markdown)."""
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(self.columns)
+        writer.writerows(self.rows)
+        return buffer.getvalue()
+
+    def to_latex(self) -> str:
+        """A booktabs ``tabular`` with the title as a comment."""
+        spec = "l" * len(self.columns)
+        lines = [f"% {self.title}", rf"\begin{{tabular}}{{{spec}}}", r"\toprule"]
+        lines.append(" & ".join(_latex_escape(c) for c in self.columns) + r" \\")
+        lines.append(r"\midrule")
+        lines += [" & ".join(_latex_escape(c) for c in row) + r" \\" for row in self.rows]
+        lines += [r"\bottomrule", r"\end{tabular}"]
+        return "\n".join(lines) + "\n"
+
+    def write(self, folder: Path | str, name: str) -> list[Path]:
+        """Write ``name.md``, ``name.csv`` and ``name.tex`` into ``folder``; return their paths."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        written = []
+        for suffix, text in (("md", self.to_markdown()), ("csv", self.to_csv()), ("tex", self.to_latex())):
+            path = folder / f"{name}.{suffix}"
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
+        return written

@@ -1,0 +1,207 @@
+"""The sandbox protocol: a small interface that every isolation backend implements.
+
+A sandbox is one isolated machine-like place for one episode. It exposes the Harbor paths
+(``/app`` as the working directory, ``/tests``, ``/solution``, ``/logs``), runs commands with a timeout
+and an output cap, moves files in and out, offers a persistent shell, and on close (or at a command's
+timeout) kills every process it started, children included.
+"""
+
+from __future__ import annotations
+
+import abc
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+APP_DIR = "/app"
+TESTS_DIR = "/tests"
+SOLUTION_DIR = "/solution"
+LOGS_DIR = "/logs"
+VERIFIER_LOGS_DIR = "/logs/verifier"
+AGENT_LOGS_DIR = "/logs/agent"
+TMP_DIR = "/tmp"
+# The only sandbox folders that files may be moved into or out of.
+TRANSFER_ROOTS = (APP_DIR, TESTS_DIR, SOLUTION_DIR, LOGS_DIR, TMP_DIR)
+
+DEFAULT_OUTPUT_CAP = 1 << 20  # bytes kept per stream
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (could not start, died, refused a path): an infrastructure failure."""
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """What one command produced. Output beyond the cap is dropped and ``truncated`` is set."""
+
+    exit_code: int
+    stdout: str
+    stderr: str = ""
+    timed_out: bool = False
+    truncated: bool = False
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """True when the command finished in time with exit status 0."""
+        return self.exit_code == 0 and not self.timed_out
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """What a sandbox needs to know to start: the task's environment and its resource limits."""
+
+    workspace: Path | None = None  # host folder copied to /app at start (may be None: empty /app)
+    environment_dir: Path | None = None  # the task's environment/ folder (Dockerfile lives here)
+    docker_image: str | None = None  # prebuilt image; wins over environment/Dockerfile
+    allow_network: bool = False
+    cpus: float = 1.0
+    memory_mb: int = 2048
+    max_file_mb: int = 1024  # largest file a command may write
+    env: dict[str, str] = field(default_factory=dict)  # extra variables visible inside
+
+
+def sandbox_path(path: str) -> str:
+    """Normalise an absolute sandbox path, refusing any that leaves the :data:`TRANSFER_ROOTS`.
+
+    ``..`` components are resolved lexically first, so ``/app/../etc/passwd`` is refused.
+    """
+    if not path.startswith("/"):
+        raise SandboxError(f"sandbox path must be absolute: {path!r}")
+    normal = "/" + posixpath.normpath(path).lstrip("/")
+    if not any(normal == root or normal.startswith(root + "/") for root in TRANSFER_ROOTS):
+        roots = ", ".join(TRANSFER_ROOTS)
+        raise SandboxError(f"sandbox path {path!r} is outside the transfer folders ({roots})")
+    return normal
+
+
+class CappedBuffer:
+    """Collects bytes up to ``cap``; what arrives beyond it is dropped and ``truncated`` is set."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.data = bytearray()
+        self.truncated = False
+
+    def add(self, chunk: bytes) -> None:
+        """Keep as much of ``chunk`` as the cap allows."""
+        room = self.cap - len(self.data)
+        if len(chunk) > room:
+            self.truncated = True
+            chunk = chunk[: max(room, 0)]
+        self.data += chunk
+
+    def text(self) -> str:
+        """The kept bytes decoded as UTF-8 (undecodable bytes replaced)."""
+        return self.data.decode("utf-8", "replace")
+
+
+class ShellFraming:
+    """The end-of-command framing shared by persistent shells.
+
+    Each command is sourced from a file with stdin from /dev/null and stderr joined to stdout, then the
+    shell prints a newline, a per-session nonce and the exit status on a line of its own. :meth:`feed`
+    takes the shell's output as it arrives and returns the exit status once that frame line is seen;
+    output that arrives after the frame is kept for the next command.
+    """
+
+    def __init__(self, nonce: str) -> None:
+        self.nonce = nonce
+        self.output = CappedBuffer(DEFAULT_OUTPUT_CAP)
+        self._pending = bytearray()
+        self._end = re.compile(b"\\n" + re.escape(nonce.encode()) + b" (-?[0-9]+)\\n")
+        self._keep = len(nonce) + 16  # enough unscanned tail to hold a frame line split across reads
+
+    def command_line(self, script: str) -> bytes:
+        """The line that makes the shell source the file ``script`` and then print the end frame."""
+        return f"command . {script} </dev/null 2>&1; printf '\\n%s %d\\n' {self.nonce} \"$?\"\n".encode()
+
+    def begin(self, cap: int) -> None:
+        """Start collecting the output of a new command, keeping at most ``cap`` bytes."""
+        self.output = CappedBuffer(cap)
+
+    def feed(self, chunk: bytes) -> int | None:
+        """Consume shell output; return the command's exit status when its frame has arrived."""
+        self._pending += chunk
+        match = self._end.search(self._pending)
+        if match:
+            self.output.add(bytes(self._pending[: match.start()]))
+            del self._pending[: match.end()]
+            return int(match.group(1))
+        flush = len(self._pending) - self._keep
+        if flush > 0:
+            self.output.add(bytes(self._pending[:flush]))
+            del self._pending[:flush]
+        return None
+
+    def finish(self) -> None:
+        """Move the unscanned output into the result: the shell ended without a frame."""
+        self.output.add(bytes(self._pending))
+        self._pending.clear()
+
+
+class ShellSession(abc.ABC):
+    """A long-lived shell inside a sandbox: the working directory and exported variables persist."""
+
+    @abc.abstractmethod
+    def run(self, command: str, timeout: float, output_cap: int = DEFAULT_OUTPUT_CAP) -> ExecResult:
+        """Run ``command`` in the shell; stdout and stderr arrive merged in ``stdout``.
+
+        At the timeout every process the command started is killed and the shell is restarted (its
+        working directory and variables reset), and the result has ``timed_out`` set.
+        """
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """End the shell and everything it started."""
+
+
+class Sandbox(abc.ABC):
+    """One isolated environment for one episode. Use it as a context manager."""
+
+    @abc.abstractmethod
+    def start(self) -> None:
+        """Create the isolated environment (idempotent)."""
+
+    @abc.abstractmethod
+    def exec(
+        self,
+        command: str | list[str],
+        timeout: float,
+        *,
+        cwd: str = APP_DIR,
+        env: dict[str, str] | None = None,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+    ) -> ExecResult:
+        """Run one command (a string goes to ``bash -c``) as a fresh process.
+
+        At the timeout the command and all its children are killed and ``timed_out`` is set.
+        """
+
+    @abc.abstractmethod
+    def write_file(self, path: str, data: bytes | str, mode: int = 0o644) -> None:
+        """Create or replace a file at an absolute sandbox path, creating parent folders."""
+
+    @abc.abstractmethod
+    def read_file(self, path: str) -> bytes:
+        """Return a file's bytes; ``FileNotFoundError`` when it does not exist."""
+
+    @abc.abstractmethod
+    def put_dir(self, host_dir: Path, path: str) -> None:
+        """Copy a host folder's contents into the sandbox folder ``path`` (created if missing)."""
+
+    @abc.abstractmethod
+    def shell(self) -> ShellSession:
+        """Return the sandbox's persistent shell, starting it on first use."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Kill every process, release every resource (idempotent)."""
+
+    def __enter__(self) -> Sandbox:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,127 @@
+"""MLflow tracking: a SQLite store at an absolute path, flattened params, git and config-hash tags."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+MAX_PARAM_CHARS = 6000  # MLflow's limit on a param value
+
+
+def flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Flatten nested mappings into dotted keys: ``{"a": {"b": 1}}`` becomes ``{"a.b": 1}``."""
+    flat: dict[str, Any] = {}
+    for key, value in mapping.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat.update(flatten(value, f"{name}."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def config_hash(config: Mapping[str, Any]) -> str:
+    """A short stable hash of a resolved config."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def git_commit(root: Path | str) -> str:
+    """The checkout's HEAD commit, with ``-dirty`` when there are uncommitted changes; ``unknown`` outside git."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return f"{head}-dirty" if dirty else head
+
+
+class Tracker:
+    """What a pipeline logs to; the base class records nothing (tracking disabled)."""
+
+    run_id: str | None = None
+
+    def log_metrics(self, metrics: Mapping[str, float]) -> None:
+        """Record numeric results."""
+
+    def log_artifacts(self, paths: list[Path], folder: str | None = None) -> None:
+        """Attach files to the run."""
+
+
+class MlflowTracker(Tracker):
+    """Logs into the active MLflow run."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+
+    def log_metrics(self, metrics: Mapping[str, float]) -> None:
+        """Record numeric results in the active run."""
+        import mlflow
+
+        mlflow.log_metrics(dict(metrics))
+
+    def log_artifacts(self, paths: list[Path], folder: str | None = None) -> None:
+        """Attach each file to the active run under ``folder``."""
+        import mlflow
+
+        for path in paths:
+            mlflow.log_artifact(str(path), artifact_path=folder)
+
+
+def _ensure_experiment(name: str, artifact_root: str | None) -> None:
+    """Create the experiment if needed (with an absolute artifact location) and make it active."""
+    import mlflow
+
+    if mlflow.get_experiment_by_name(name) is None:
+        location = Path(artifact_root, name).resolve().as_uri() if artifact_root else None
+        mlflow.create_experiment(name, artifact_location=location)
+    mlflow.set_experiment(name)
+
+
+@contextmanager
+def tracked_run(
+    *,
+    enabled: bool,
+    uri: str,
+    experiment: str,
+    run_name: str,
+    params: Mapping[str, Any],
+    tags: Mapping[str, str],
+    artifact_root: str | None = None,
+) -> Iterator[Tracker]:
+    """Open an MLflow run with flattened params and tags, or a no-op tracker when disabled.
+
+    A new experiment keeps its artifacts under ``artifact_root/<experiment>`` (absolute), never in the
+    working directory. Experiment creation is guarded by a file lock beside the SQLite database, so
+    parallel multirun jobs do not race to create the same experiment.
+    """
+    if not enabled:
+        yield Tracker()
+        return
+    import mlflow
+
+    mlflow.set_tracking_uri(uri)
+    lock_path = uri.removeprefix("sqlite:///") + ".lock" if uri.startswith("sqlite:///") else None
+    if lock_path:
+        Path(lock_path).parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(lock_path):
+            _ensure_experiment(experiment, artifact_root)
+    else:
+        _ensure_experiment(experiment, artifact_root)
+    clipped = {key: str(value)[:MAX_PARAM_CHARS] for key, value in flatten(params).items()}
+    with mlflow.start_run(run_name=run_name, tags=dict(tags)) as run:
+        mlflow.log_params(clipped)
+        yield MlflowTracker(run.info.run_id)

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the system packages the harness needs: bubblewrap (the local sandbox) and busybox-static
+# (the minimal image the Docker tests build without a registry). Uses apt-get where it can.
+set -euo pipefail
+
+missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+[ -x /bin/busybox ] || missing+=(busybox-static)
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if command -v apt-get >/dev/null 2>&1; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+      echo "error: please install ${missing[*]} (as root: apt-get install -y ${missing[*]})" >&2; exit 1
+    fi
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+  echo "error: please install ${missing[*]} with your system's package manager (bubblewrap provides bwrap)" >&2
+  exit 1
+fi

@@ -1,0 +1,45 @@
+"""The table model renders the same cells in Markdown, CSV and LaTeX."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from res_repro.reporting.tables import Table
+
+
+def _table() -> Table:
+    table = Table(title="T", columns=["agent", "Pass@1 (%)"], notes=["scripted"])
+    table.add_row("oracle", "100.00")
+    table.add_row("nop_x", 0)
+    return table
+
+
+def test_markdown_has_header_rows_and_notes():
+    text = _table().to_markdown()
+    assert "| agent | Pass@1 (%) |" in text
+    assert "| nop_x | 0 |" in text
+    assert "- scripted" in text
+
+
+def test_csv_round_trips():
+    rows = list(csv.reader(io.StringIO(_table().to_csv())))
+    assert rows == [["agent", "Pass@1 (%)"], ["oracle", "100.00"], ["nop_x", "0"]]
+
+
+def test_latex_escapes_specials():
+    text = _table().to_latex()
+    assert r"Pass@1 (\%)" in text
+    assert r"nop\_x & 0 \\" in text
+
+
+def test_row_length_is_checked():
+    with pytest.raises(ValueError, match="row has 1 cells"):
+        _table().add_row("only-one")
+
+
+def test_write_makes_three_files(tmp_path):
+    paths = _table().write(tmp_path, "t")
+    assert sorted(p.name for p in paths) == ["t.csv", "t.md", "t.tex"]
