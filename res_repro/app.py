@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import hydra
 from omegaconf import DictConfig
 
 from res_repro.config import register_configs
 from res_repro.pipelines import run_pipeline
 
+CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
+
 register_configs()
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="config")
+@hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def hydra_main(cfg: DictConfig) -> None:
     """Run one pipeline (or one job of a multirun) as configured."""
     run_pipeline(cfg)

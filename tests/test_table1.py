@@ -8,11 +8,12 @@ import sys
 import mlflow
 
 
-def _run(tmp_path, *overrides: str) -> subprocess.CompletedProcess:
+def _run(tmp_path, *overrides: str, flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     command = [
         sys.executable,
         "-m",
         "res_repro",
+        *flags,
         "experiment=table1",
         "benchmark.limit=2",
         f"paths.root_dir={tmp_path}",
@@ -48,7 +49,7 @@ def test_table1_runs_end_to_end_and_reuses_episodes(tmp_path):
 
 
 def test_multirun_lands_one_run_per_job(tmp_path):
-    result = _run(tmp_path, "-m", "metrics.confidence=0.9,0.95")
+    result = _run(tmp_path, "metrics.confidence=0.9,0.95", flags=("--multirun",))
     assert result.returncode == 0, result.stdout + result.stderr
     client = mlflow.tracking.MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
     runs = client.search_runs([client.get_experiment_by_name("table1").experiment_id])

@@ -1,0 +1,2 @@
+# shared functions, sourced by deploy
+log() { printf '[%s] %s\n' "$(date +%T)" "$*"; }

@@ -1,0 +1,2 @@
+# run by hand once a quarter
+echo rotate

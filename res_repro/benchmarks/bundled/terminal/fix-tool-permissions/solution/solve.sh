@@ -1,0 +1,13 @@
+#!/bin/bash
+set -euo pipefail
+cd /app/tools
+find . -path ./private -prune -o -type f -print0 |
+  while IFS= read -r -d '' f; do
+    if [ "$(head -c 2 -- "$f")" = '#!' ]; then
+      chmod 755 -- "$f"
+    else
+      chmod 644 -- "$f"
+    fi
+  done
+chmod 700 private
+find private -type f -exec chmod 600 {} +
