@@ -36,7 +36,9 @@ def _check(argv: list[str]) -> int:
     except (TaskFormatError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    verdicts = check_tasks(tasks, backend=args.sandbox, store=EpisodeStore(args.cache_dir), workers=args.workers)
+    verdicts = check_tasks(
+        tasks, backend=args.sandbox, store=EpisodeStore(args.cache_dir), workers=args.workers
+    )
     for verdict in verdicts:
         print(verdict.line())
     print(summary_line(verdicts))

@@ -33,7 +33,7 @@ def config_hash(config: Mapping[str, Any]) -> str:
 
 
 def git_commit(root: Path | str) -> str:
-    """The checkout's HEAD commit, with ``-dirty`` when there are uncommitted changes; ``unknown`` outside git."""
+    """The checkout's HEAD commit, ``-dirty`` when there are uncommitted changes; ``unknown`` outside git."""
     try:
         head = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True

@@ -20,7 +20,9 @@ def _check(target, tmp_path) -> subprocess.CompletedProcess:
 def test_valid_and_invalid_tasks_are_told_apart(tmp_path):
     suite = tmp_path / "suite"
     make_task(suite, "good")
-    make_task(suite, "nop-passes", test="#!/bin/bash\nmkdir -p /logs/verifier\necho 1 > /logs/verifier/reward.txt\n")
+    make_task(
+        suite, "nop-passes", test="#!/bin/bash\nmkdir -p /logs/verifier\necho 1 > /logs/verifier/reward.txt\n"
+    )
     make_task(suite, "oracle-fails", solve="echo wrong > /app/out.txt\n")
     make_task(suite, "no-reward", test="#!/bin/bash\ntrue\n")
     result = _check(suite, tmp_path)

@@ -25,7 +25,9 @@ def test_save_then_load_round_trips(tmp_path):
     assert copy.config == original.config
     assert copy.instruction == original.instruction
     assert copy.content_hash != ""
-    assert (copy.path / "solution" / "solve.sh").read_text() == (original.path / "solution" / "solve.sh").read_text()
+    assert (copy.path / "solution" / "solve.sh").read_text() == (
+        original.path / "solution" / "solve.sh"
+    ).read_text()
 
 
 def test_save_refuses_to_overwrite(tmp_path):

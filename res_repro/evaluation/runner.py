@@ -14,7 +14,6 @@ from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.evaluation.store import EpisodeStore, episode_key
 
-
 log = logging.getLogger(__name__)
 
 
@@ -92,7 +91,8 @@ def evaluate(
     ):
         bar = progress.add_task("episodes", total=len(requests), completed=len(records), cached=len(records))
         futures = {
-            pool.submit(_run_with_retries, requests[i], ids[i], backend, max_infra_retries): i for i in pending
+            pool.submit(_run_with_retries, requests[i], ids[i], backend, max_infra_retries): i
+            for i in pending
         }
         for future in as_completed(futures):
             record = future.result()

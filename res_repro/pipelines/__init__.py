@@ -16,5 +16,7 @@ def run_pipeline(cfg: DictConfig) -> object:
     try:
         pipeline = PIPELINES[cfg.task_name]
     except KeyError:
-        raise ValueError(f"task_name: unknown pipeline {cfg.task_name!r}; expected one of {sorted(PIPELINES)}") from None
+        raise ValueError(
+            f"task_name: unknown pipeline {cfg.task_name!r}; expected one of {sorted(PIPELINES)}"
+        ) from None
     return pipeline(cfg)

@@ -53,7 +53,9 @@ def build_table1(
     for row in paper_rows("table1"):
         if metric_key in row:
             env = "original" if row["env"] == "original" else "+RES"
-            table.add_row(row["model"], "model", env, "", "not run: needs the model's API key", "", row[metric_key])
+            table.add_row(
+                row["model"], "model", env, "", "not run: needs the model's API key", "", row[metric_key]
+            )
     table.notes = [
         f"Rows marked 'scripted' ({', '.join(a for a in agents if AGENTS[a].scripted)}) are deterministic "
         "reference agents, not models: oracle runs each task's reference solution, nop does nothing.",

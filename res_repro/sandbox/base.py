@@ -126,9 +126,10 @@ class ShellFraming:
         self._pending += chunk
         match = self._end.search(self._pending)
         if match:
+            status = int(match.group(1))
             self.output.add(bytes(self._pending[: match.start()]))
             del self._pending[: match.end()]
-            return int(match.group(1))
+            return status
         flush = len(self._pending) - self._keep
         if flush > 0:
             self.output.add(bytes(self._pending[:flush]))
@@ -174,7 +175,7 @@ class Sandbox(abc.ABC):
         env: dict[str, str] | None = None,
         output_cap: int = DEFAULT_OUTPUT_CAP,
     ) -> ExecResult:
-        """Run one command (a string goes to ``bash -c``) as a fresh process.
+        """Run one command as a fresh process; a string goes to ``bash -c`` (``sh -c`` under Docker).
 
         At the timeout the command and all its children are killed and ``timed_out`` is set.
         """

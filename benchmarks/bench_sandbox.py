@@ -1,0 +1,115 @@
+"""Sandbox overheads: start, one-process exec, persistent-shell exec and close, per backend.
+
+Run as ``python benchmarks/bench_sandbox.py [--repeat N]``. Every figure is the median of repeated runs
+(start and close: N runs; exec and shell: 5N runs) and is compared with a baseline, a plain
+``subprocess.run(["true"])`` fork/exec on the host. The Docker backend uses the busybox image built from
+the host's static busybox and is skipped, with the reason, when no engine is reachable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from res_repro.sandbox import SandboxError, SandboxSpec, make_sandbox
+
+BASELINE = 'subprocess.run(["true"]) on the host'
+SHELL_TARGET_MS = 2.0  # median persistent local shell exec
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One measured operation: its median in milliseconds and the target it should meet, if any."""
+
+    backend: str
+    operation: str
+    median_ms: float
+    target_ms: float | None = None
+
+    def line(self, baseline_ms: float) -> str:
+        """A table row with the ratio to the baseline and the target verdict."""
+        if self.target_ms is None:
+            target = "-"
+        else:
+            verdict = "met" if self.median_ms <= self.target_ms else "MISSED"
+            target = f"<= {self.target_ms:g} ms: {verdict}"
+        ratio = f"{self.median_ms / baseline_ms:.1f}x"
+        return f"{self.backend:<8} {self.operation:<30} {self.median_ms:>9.2f} ms {ratio:>11}   {target}"
+
+
+def median_ms(action: Callable[[], object], runs: int) -> float:
+    """The median wall time of ``action`` over ``runs`` calls, in milliseconds."""
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        action()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples) * 1000
+
+
+def lifecycle_ms(backend: str, spec: SandboxSpec, runs: int) -> tuple[float, float]:
+    """Median start and close times of fresh sandboxes, in milliseconds."""
+    starts, closes = [], []
+    for _ in range(runs):
+        sandbox = make_sandbox(backend, spec)
+        started = time.perf_counter()
+        sandbox.start()
+        starts.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        sandbox.close()
+        closes.append(time.perf_counter() - started)
+    return statistics.median(starts) * 1000, statistics.median(closes) * 1000
+
+
+def measure(backend: str, spec: SandboxSpec, repeat: int) -> list[Figure]:
+    """All figures of one backend."""
+    start_ms, close_ms = lifecycle_ms(backend, spec, repeat)
+    with make_sandbox(backend, spec) as sandbox:
+        sandbox.exec(["true"], 30)
+        exec_ms = median_ms(lambda: sandbox.exec(["true"], 30), 5 * repeat)
+        shell = sandbox.shell()
+        shell.run("true", 30)
+        shell_ms = median_ms(lambda: shell.run("true", 30), 5 * repeat)
+    shell_target = SHELL_TARGET_MS if backend == "local" else None
+    return [
+        Figure(backend, "start", start_ms),
+        Figure(backend, "exec true (one process)", exec_ms),
+        Figure(backend, "shell exec true (persistent)", shell_ms, shell_target),
+        Figure(backend, "close", close_ms),
+    ]
+
+
+def docker_spec() -> SandboxSpec:
+    """The spec for the Docker runs (raises SandboxError when there is no engine or no busybox)."""
+    from res_repro.sandbox.images import ensure_busybox_image
+
+    return SandboxSpec(docker_image=ensure_busybox_image())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure both backends and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=20, help="runs of start/close (exec and shell: 5x)")
+    args = parser.parse_args(argv)
+    baseline_ms = median_ms(lambda: subprocess.run(["true"], check=True), 5 * args.repeat)
+    print(f"medians of {args.repeat} runs (exec and shell: {5 * args.repeat} runs)")
+    print(f"baseline: {BASELINE}: {baseline_ms:.2f} ms\n")
+    print(f"{'backend':<8} {'operation':<30} {'median':>12} {'vs baseline':>11}   target")
+    for figure in measure("local", SandboxSpec(), args.repeat):
+        print(figure.line(baseline_ms))
+    try:
+        spec = docker_spec()
+    except SandboxError as exc:
+        print(f"docker   skipped: {exc}")
+        return 0
+    for figure in measure("docker", spec, args.repeat):
+        print(figure.line(baseline_ms))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,579 @@
+"""The Docker backend: one container per sandbox, commands run with ``docker exec``.
+
+The container idles on ``sleep`` under Docker's init (which reaps orphans), has no network unless the
+spec allows it, and gets the spec's memory, CPU and file-size limits plus a cap on process count. Its
+environment holds the image's variables and the spec's, never the harness's. Timeouts are enforced
+from the host: every command records its process id in the container, and at the deadline a second
+exec freezes and kills that process and all its descendants.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import io
+import os
+import posixpath
+import secrets
+import select
+import struct
+import tarfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from res_repro.sandbox.base import (
+    AGENT_LOGS_DIR,
+    APP_DIR,
+    DEFAULT_OUTPUT_CAP,
+    SOLUTION_DIR,
+    TESTS_DIR,
+    TMP_DIR,
+    VERIFIER_LOGS_DIR,
+    CappedBuffer,
+    ExecResult,
+    Sandbox,
+    SandboxError,
+    SandboxSpec,
+    ShellFraming,
+    ShellSession,
+    sandbox_path,
+)
+
+if TYPE_CHECKING:
+    import docker
+
+IDLE_COMMAND = ["sleep", "2147483647"]
+DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock"
+ENGINE_HINT = "start dockerd or set DOCKER_HOST"
+BASE_ENV = {"TERM": "dumb"}  # added to the image's own variables
+ENV_IMAGE_REPO = "res-repro-env"
+PIDS_LIMIT = 512
+KILLED_EXIT_CODE = -9
+MAX_SYMLINKS = 40
+DRAIN_GRACE_S = 2.0  # how long to collect output once the process tree has been killed
+_POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
+_FRAME_HEADER = struct.Struct(">BxxxL")
+
+# Runs as ``sh -c RUN_WRAPPER <pidfile> argv...``: records its pid, runs argv, removes the record.
+RUN_WRAPPER = 'echo $$ > "$0"; "$@"; status=$?; rm -f "$0"; exit $status'
+
+# Runs as ``sh -c KILL_TREE sh <pidfile>``: stops the recorded process and its descendants until the
+# set no longer grows (a stopped process cannot fork), then kills them all. Uses only sh, awk and sort.
+KILL_TREE = r"""
+root=$(cat "$1" 2>/dev/null); rm -f "$1"
+case "$root" in ''|*[!0-9]*) exit 0;; esac
+tree() {
+  for s in /proc/[0-9]*/stat; do
+    read -r line < "$s" 2>/dev/null || continue
+    p=${s#/proc/}; p=${p%/stat}
+    set -- ${line##*) }
+    echo "$p $2"
+  done | awk -v root="$root" '{ parent[$1] = $2 }
+    END { n = 1; queue[1] = root; print root
+          for (i = 1; i <= n; i++)
+            for (p in parent) if (parent[p] == queue[i]) { queue[++n] = p; print p } }' | sort -n
+}
+seen=""
+while :; do
+  pids=$(tree)
+  kill -STOP $pids 2>/dev/null
+  [ "$pids" = "$seen" ] && break
+  seen=$pids
+done
+kill -KILL $pids 2>/dev/null
+exit 0
+"""
+
+_LIVE: set[DockerSandbox] = set()  # open sandboxes, closed at exit if the caller did not
+
+
+@atexit.register
+def _close_live_sandboxes() -> None:
+    """Remove every container still running when the interpreter exits normally."""
+    for sandbox in list(_LIVE):
+        sandbox.close()
+
+
+def connect() -> docker.DockerClient:
+    """A client for the engine named by the environment, or a SandboxError saying how to get one."""
+    import docker
+
+    host = os.environ.get("DOCKER_HOST") or DEFAULT_DOCKER_HOST
+    if host.startswith("unix://") and not os.path.exists(host.removeprefix("unix://")):
+        raise SandboxError(f"cannot reach the Docker engine (no socket at {host}); {ENGINE_HINT}")
+    try:
+        client = docker.from_env()
+        client.ping()
+    except Exception as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+        raise SandboxError(f"cannot reach the Docker engine ({reason}); {ENGINE_HINT}") from exc
+    return client
+
+
+@contextmanager
+def engine_errors(action: str) -> Iterator[None]:
+    """Report a Docker engine failure during ``action`` as a SandboxError (an infrastructure failure)."""
+    import docker.errors
+
+    try:
+        yield
+    except docker.errors.DockerException as exc:
+        raise SandboxError(f"docker: {action} failed: {exc}") from exc
+
+
+def environment_hash(environment_dir: Path) -> str:
+    """A content hash of a build context: every file's relative path, executable bit and bytes."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in environment_dir.rglob("*") if p.is_file() or p.is_symlink()):
+        rel = path.relative_to(environment_dir).as_posix()
+        body = path.readlink().as_posix().encode() if path.is_symlink() else path.read_bytes()
+        digest.update(f"{rel}\0{path.lstat().st_mode & 0o111:o}\0{len(body)}\0".encode())
+        digest.update(body)
+    return digest.hexdigest()[:16]
+
+
+def build_environment_image(client: docker.DockerClient, environment_dir: Path) -> str:
+    """Build (or reuse) the image of a task's environment folder; return its content-hash tag."""
+    import docker.errors
+
+    if not (environment_dir / "Dockerfile").is_file():
+        raise SandboxError(f"no Dockerfile in {environment_dir}")
+    tag = f"{ENV_IMAGE_REPO}:{environment_hash(environment_dir)}"
+    with suppress(docker.errors.ImageNotFound):
+        client.images.get(tag)
+        return tag
+    try:
+        client.images.build(path=str(environment_dir), tag=tag, rm=True, forcerm=True)
+    except docker.errors.BuildError as exc:
+        tail = "".join(str(step.get("stream") or step.get("error") or "") for step in exc.build_log)[-2000:]
+        raise SandboxError(f"building {environment_dir}/Dockerfile failed: {exc.msg}\n{tail}") from exc
+    return tag
+
+
+def _tar(members: list[tuple[tarfile.TarInfo, bytes | None]]) -> bytes:
+    """A tar archive (in memory) of the given members."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for info, data in members:
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    return buffer.getvalue()
+
+
+def _as_root(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    """Make a tar member owned by root inside the container."""
+    info.uid = info.gid = 0
+    info.uname = info.gname = "root"
+    return info
+
+
+def _dir_tar(host_dir: Path) -> bytes:
+    """A tar of the contents of ``host_dir`` (symlinks kept as symlinks), owned by root."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for child in sorted(host_dir.iterdir()):
+            tar.add(child, arcname=child.name, filter=_as_root)
+    return buffer.getvalue()
+
+
+class ExecStream:
+    """The socket of an attached exec: Docker's multiplexed frames in, stdin bytes out."""
+
+    def __init__(self, api: docker.APIClient, exec_id: str) -> None:
+        self.exec_id = exec_id
+        self._io = api.exec_start(exec_id, socket=True)
+        self._sock = getattr(self._io, "_sock", self._io)
+        self._poller = select.poll()
+        self._poller.register(self._sock.fileno(), _POLL_IN)
+        self._buffer = bytearray()
+
+    def send(self, data: bytes) -> None:
+        """Write to the exec's stdin."""
+        self._sock.sendall(data)
+
+    def read(self, timeout: float) -> list[tuple[int, bytes]] | None:
+        """Frames (stream number, bytes) that arrive within ``timeout`` seconds; None at end of stream."""
+        pending = getattr(self._sock, "pending", None)
+        if not (pending and pending()) and not self._poller.poll(max(timeout, 0) * 1000):
+            return []
+        data = self._sock.recv(65536)
+        if not data:
+            return None
+        self._buffer += data
+        frames = []
+        while len(self._buffer) >= _FRAME_HEADER.size:
+            kind, size = _FRAME_HEADER.unpack_from(self._buffer)
+            end = _FRAME_HEADER.size + size
+            if len(self._buffer) < end:
+                break
+            frames.append((kind, bytes(self._buffer[_FRAME_HEADER.size : end])))
+            del self._buffer[:end]
+        return frames
+
+    def close(self) -> None:
+        """Close the connection."""
+        for handle in (self._io, self._sock):
+            with suppress(OSError):
+                handle.close()
+
+
+class DockerSandbox(Sandbox):
+    """A sandbox that is one Docker container; see the module docstring."""
+
+    def __init__(self, spec: SandboxSpec, client: docker.DockerClient | None = None) -> None:
+        self.spec = spec
+        self._client = client
+        self._owns_client = client is None
+        self._container: Any = None
+        self._shell: DockerShell | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------------------
+
+    @property
+    def client(self) -> docker.DockerClient:
+        """The Docker client (connected on first use)."""
+        if self._client is None:
+            self._client = connect()
+        return self._client
+
+    def _require_started(self) -> str:
+        """Return the container id, or raise when the sandbox is not started."""
+        if self._container is None:
+            raise SandboxError("the sandbox is not started (call start() or use it as a context manager)")
+        return self._container.id
+
+    @property
+    def container_id(self) -> str:
+        """The id of the running container."""
+        return self._require_started()
+
+    def image(self) -> str:
+        """The image to run: the spec's prebuilt image, else one built from its environment folder."""
+        if self.spec.docker_image:
+            return self.spec.docker_image
+        if self.spec.environment_dir is not None:
+            return build_environment_image(self.client, self.spec.environment_dir)
+        raise SandboxError("the docker backend needs spec.docker_image or spec.environment_dir/Dockerfile")
+
+    def start(self) -> None:
+        """Start the container, create the Harbor folders and copy the workspace into /app."""
+        if self._container is not None:
+            return
+        import docker.errors
+        from docker.types import Ulimit
+
+        file_limit = self.spec.max_file_mb << 20
+        try:
+            self._container = self.client.containers.run(
+                self.image(),
+                entrypoint=IDLE_COMMAND[:1],
+                command=IDLE_COMMAND[1:],
+                detach=True,
+                init=True,
+                network_mode=None if self.spec.allow_network else "none",
+                mem_limit=f"{self.spec.memory_mb}m",
+                nano_cpus=int(self.spec.cpus * 1e9),
+                pids_limit=PIDS_LIMIT,
+                ulimits=[
+                    Ulimit(name="fsize", soft=file_limit, hard=file_limit),
+                    Ulimit(name="core", soft=0, hard=0),
+                ],
+                working_dir=APP_DIR,
+                environment={**BASE_ENV, **self.spec.env},
+                labels={"res-repro.sandbox": "1"},
+            )
+        except docker.errors.DockerException as exc:
+            self.close()
+            raise SandboxError(f"cannot start a container: {exc}") from exc
+        _LIVE.add(self)
+        try:
+            self._prepare()
+        except BaseException:
+            self.close()
+            raise
+
+    def _prepare(self) -> None:
+        """Create the Harbor folders and copy the workspace into /app."""
+        folders = (APP_DIR, TESTS_DIR, SOLUTION_DIR, VERIFIER_LOGS_DIR, AGENT_LOGS_DIR, TMP_DIR)
+        self.run_quietly(["sh", "-c", f'mkdir -p "$@" && chmod 1777 {TMP_DIR}', "sh", *folders])
+        if self.spec.workspace is not None:
+            self.put_dir(self.spec.workspace, APP_DIR)
+
+    def close(self) -> None:
+        """Kill and remove the container (idempotent)."""
+        import docker.errors
+
+        if self._shell is not None:
+            self._shell.release()
+            self._shell = None
+        container, self._container = self._container, None
+        if container is not None:
+            with suppress(docker.errors.NotFound, docker.errors.APIError):
+                container.remove(force=True)
+        if self._owns_client and self._client is not None:
+            self._client.close()
+            self._client = None
+        _LIVE.discard(self)
+
+    # -- processes -------------------------------------------------------------------------------------
+
+    def run_quietly(self, argv: list[str]) -> bytes:
+        """Run a short helper command to completion; return its stdout or raise SandboxError on failure."""
+        api = self.client.api
+        with engine_errors(f"running {argv[0]}"):
+            exec_id = api.exec_create(self.container_id, argv, stdout=True, stderr=True)["Id"]
+            out, err = api.exec_start(exec_id, demux=True)
+            code = api.exec_inspect(exec_id)["ExitCode"]
+        if code != 0:
+            raise SandboxError(f"{argv[0]} failed in the container ({code}): {(err or b'').decode()[-500:]}")
+        return out or b""
+
+    def attach(self, argv: list[str], *, cwd: str, env: dict[str, str] | None, stdin: bool) -> ExecStream:
+        """Start ``argv`` as an exec in the container and return its attached stream."""
+        with engine_errors("starting a command"):
+            exec_id = self.client.api.exec_create(
+                self.container_id,
+                argv,
+                stdin=stdin,
+                stdout=True,
+                stderr=True,
+                workdir=cwd,
+                environment={**BASE_ENV, **self.spec.env, **(env or {})},
+            )["Id"]
+            return ExecStream(self.client.api, exec_id)
+
+    def kill_tree(self, pidfile: str) -> None:
+        """Kill the process recorded in ``pidfile`` and all its descendants."""
+        self.run_quietly(["sh", "-c", KILL_TREE, "sh", pidfile])
+
+    def exit_code(self, exec_id: str, wait: float = 2.0) -> int:
+        """The exit status of a finished exec (-1 when Docker does not report one in time)."""
+        import docker.errors
+
+        deadline = time.perf_counter() + wait
+        while True:
+            try:
+                info = self.client.api.exec_inspect(exec_id)
+            except docker.errors.APIError:  # the container is gone (closed meanwhile)
+                return -1
+            if not info["Running"] and info["ExitCode"] is not None:
+                return int(info["ExitCode"])
+            if time.perf_counter() > deadline:
+                return -1
+            time.sleep(0.005)
+
+    def exec(
+        self,
+        command: str | list[str],
+        timeout: float,
+        *,
+        cwd: str = APP_DIR,
+        env: dict[str, str] | None = None,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+    ) -> ExecResult:
+        """Run one command as a new exec (a string goes to ``sh -c``); see :meth:`Sandbox.exec`."""
+        argv = ["sh", "-c", command] if isinstance(command, str) else list(command)
+        pidfile = f"{TMP_DIR}/.res_pid_{secrets.token_hex(8)}"
+        started = time.perf_counter()
+        stream = self.attach(["sh", "-c", RUN_WRAPPER, pidfile, *argv], cwd=cwd, env=env, stdin=False)
+        sinks = {1: CappedBuffer(output_cap), 2: CappedBuffer(output_cap)}
+        try:
+            timed_out = self._pump(stream, sinks, started + timeout, pidfile)
+        finally:
+            stream.close()
+        code = KILLED_EXIT_CODE if timed_out else self.exit_code(stream.exec_id)
+        return ExecResult(
+            exit_code=code,
+            stdout=sinks[1].text(),
+            stderr=sinks[2].text(),
+            timed_out=timed_out,
+            truncated=sinks[1].truncated or sinks[2].truncated,
+            seconds=time.perf_counter() - started,
+        )
+
+    def _pump(
+        self, stream: ExecStream, sinks: dict[int, CappedBuffer], deadline: float, pidfile: str
+    ) -> bool:
+        """Route frames into ``sinks`` until the stream ends; at ``deadline`` kill the tree. Timed out?"""
+        timed_out = False
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                if timed_out:
+                    return True
+                self.kill_tree(pidfile)
+                timed_out, deadline = True, time.perf_counter() + DRAIN_GRACE_S
+                continue
+            frames = stream.read(remaining)
+            if frames is None:
+                return timed_out
+            for kind, data in frames:
+                sinks.get(kind, sinks[1]).add(data)
+
+    def shell(self) -> DockerShell:
+        """The persistent ``sh`` of this sandbox (started on first use)."""
+        if self._shell is None:
+            self._require_started()
+            self._shell = DockerShell(self)
+        return self._shell
+
+    # -- files -----------------------------------------------------------------------------------------
+
+    def write_file(self, path: str, data: bytes | str, mode: int = 0o644) -> None:
+        """Create or replace the file at ``path``; parent folders are created."""
+        target = sandbox_path(path)
+        parent, name = posixpath.split(target)
+        payload = data.encode() if isinstance(data, str) else data
+        info = _as_root(tarfile.TarInfo(name))
+        info.size, info.mode, info.mtime = len(payload), mode, int(time.time())
+        self._put_archive(parent, _tar([(info, payload)]))
+
+    def read_file(self, path: str) -> bytes:
+        """Return the bytes of the regular file at ``path`` (a final symlink is followed in the sandbox)."""
+        target = sandbox_path(path)
+        for _ in range(MAX_SYMLINKS):
+            member, data = self._get_member(target)
+            if not member.issym():
+                if member.isdir():
+                    raise IsADirectoryError(path)
+                if not member.isfile():
+                    raise SandboxError(f"{path!r} is not a regular file")
+                return data
+            link = posixpath.join(posixpath.dirname(target), member.linkname)
+            try:
+                target = sandbox_path(link)
+            except SandboxError:
+                raise SandboxError(f"{path!r} links to {link!r}, outside the transfer folders") from None
+        raise SandboxError(f"too many levels of symbolic links in {path!r}")
+
+    def put_dir(self, host_dir: Path, path: str) -> None:
+        """Copy the contents of ``host_dir`` into ``path``; symlinks are copied as symlinks."""
+        self._put_archive(sandbox_path(path), _dir_tar(Path(host_dir)))
+
+    def _put_archive(self, folder: str, archive: bytes) -> None:
+        """Unpack ``archive`` into the container folder ``folder``, creating the folder when missing."""
+        import docker.errors
+
+        try:
+            self.client.api.put_archive(self.container_id, folder, archive)
+        except docker.errors.NotFound:
+            self.run_quietly(["mkdir", "-p", folder])
+            self.client.api.put_archive(self.container_id, folder, archive)
+
+    def _get_member(self, path: str) -> tuple[tarfile.TarInfo, bytes]:
+        """The tar member Docker returns for ``path`` and, for a regular file, its bytes."""
+        import docker.errors
+
+        try:
+            chunks, _ = self.client.api.get_archive(self.container_id, path)
+            archive = b"".join(chunks)
+        except docker.errors.NotFound:
+            raise FileNotFoundError(f"no such file in the sandbox: {path}") from None
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            member = tar.next()
+            if member is None:
+                raise SandboxError(f"docker returned an empty archive for {path}")
+            handle = tar.extractfile(member) if member.isfile() else None
+            return member, handle.read() if handle else b""
+
+
+class DockerShell(ShellSession):
+    """A persistent ``sh`` in the container, driven over an attached exec's stdin and stdout.
+
+    Each command is written to a file in the container's /tmp through a here-document and sourced (see
+    :class:`ShellFraming`); stderr is joined to stdout.
+    """
+
+    def __init__(self, sandbox: DockerSandbox) -> None:
+        self._sandbox = sandbox
+        self._stream: ExecStream | None = None
+        self._framing = ShellFraming("")
+        self._nonce = ""
+
+    def _start(self) -> ExecStream:
+        """Start the shell, recording its pid so that a timeout can kill its tree."""
+        self._nonce = secrets.token_hex(12)
+        self._framing = ShellFraming(f"__res_done_{self._nonce}")
+        script = f"echo $$ > {self._pidfile}; exec sh 2>&1"
+        self._stream = self._sandbox.attach(["sh", "-c", script], cwd=APP_DIR, env=None, stdin=True)
+        return self._stream
+
+    @property
+    def _pidfile(self) -> str:
+        """Where the shell's process id is recorded."""
+        return f"{TMP_DIR}/.res_shell_pid_{self._nonce}"
+
+    def _input(self, command: str) -> bytes:
+        """The shell input that stores ``command`` in the script file and sources it."""
+        script = f"{TMP_DIR}/.res_shell_{self._nonce}"
+        delimiter = f"__res_eof_{secrets.token_hex(8)}"
+        while delimiter in command:
+            delimiter = f"__res_eof_{secrets.token_hex(8)}"
+        store = f"cat > {script} <<'{delimiter}'\n{command}\n{delimiter}\n".encode()
+        return store + self._framing.command_line(script)
+
+    def _send(self, command: str) -> ExecStream:
+        """Hand ``command`` to the shell, restarting the shell once if it has gone away."""
+        stream = self._stream if self._stream is not None else self._start()
+        try:
+            stream.send(self._input(command))
+        except OSError:
+            self._stop()
+            stream = self._start()
+            stream.send(self._input(command))
+        return stream
+
+    def _stop(self) -> int:
+        """Forget the shell's stream; return the shell's exit status (-1 when unknown)."""
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return -1
+        stream.close()
+        return self._sandbox.exit_code(stream.exec_id, wait=0.5)
+
+    def run(self, command: str, timeout: float, output_cap: int = DEFAULT_OUTPUT_CAP) -> ExecResult:
+        """Run ``command`` in the persistent shell; see :meth:`ShellSession.run`."""
+        started = time.perf_counter()
+        stream = self._send(command)
+        self._framing.begin(output_cap)
+        code, timed_out = self._wait(stream, started + timeout)
+        output = self._framing.output
+        return ExecResult(
+            exit_code=code,
+            stdout=output.text(),
+            timed_out=timed_out,
+            truncated=output.truncated,
+            seconds=time.perf_counter() - started,
+        )
+
+    def _wait(self, stream: ExecStream, deadline: float) -> tuple[int, bool]:
+        """Collect output until the end frame, the shell's exit, or the deadline (exit code, timed out)."""
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                self._kill()
+                return KILLED_EXIT_CODE, True
+            frames = stream.read(remaining)
+            if frames is None:
+                self._framing.finish()
+                return self._stop(), False
+            status = self._framing.feed(b"".join(data for _, data in frames))
+            if status is not None:
+                return status, False
+
+    def _kill(self) -> None:
+        """Kill the shell and everything it started; the next command starts a new shell."""
+        if self._stream is not None:
+            with suppress(SandboxError):
+                self._sandbox.kill_tree(self._pidfile)
+            self._stop()
+
+    def release(self) -> None:
+        """Drop the connection without killing anything (the container is about to go)."""
+        self._stop()
+
+    def close(self) -> None:
+        """Kill the shell and everything it started."""
+        self._kill()

@@ -1,0 +1,558 @@
+"""The local backend: every command runs under bubblewrap on this machine.
+
+The host system is visible read-only (``/usr``, ``/etc`` and the top-level folders that lead into
+them); the sandbox's own folders (``/app``, ``/tests``, ``/solution``, ``/logs``, ``/tmp``) are private
+host folders bound read-write. Each command gets fresh namespaces (no network unless the spec allows it,
+its own process tree) and a minimal environment, so the harness's variables never reach it. Memory
+(address space), file size and core dumps are limited with rlimits; the CPU share in the spec is not
+enforced by this backend (it would need a cgroup), only by the Docker backend.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import secrets
+import select
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+import threading
+import time
+from collections import deque
+from contextlib import suppress
+from pathlib import Path
+
+from res_repro.sandbox.base import (
+    AGENT_LOGS_DIR,
+    APP_DIR,
+    DEFAULT_OUTPUT_CAP,
+    SOLUTION_DIR,
+    TESTS_DIR,
+    TMP_DIR,
+    TRANSFER_ROOTS,
+    VERIFIER_LOGS_DIR,
+    CappedBuffer,
+    ExecResult,
+    Sandbox,
+    SandboxError,
+    SandboxSpec,
+    ShellFraming,
+    ShellSession,
+    sandbox_path,
+)
+
+SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+BASE_ENV = {"PATH": SANDBOX_PATH, "HOME": APP_DIR, "LANG": "C.UTF-8", "TERM": "dumb"}
+SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin")
+# Docker's default capability set: root inside keeps what it has in a container, nothing more.
+CONTAINER_CAPABILITIES = (
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "FOWNER",
+    "FSETID",
+    "KILL",
+    "SETGID",
+    "SETUID",
+    "SETPCAP",
+    "NET_BIND_SERVICE",
+    "SYS_CHROOT",
+    "SETFCAP",
+    "MKNOD",
+    "AUDIT_WRITE",
+    "NET_RAW",
+)
+KILLED_EXIT_CODE = -signal.SIGKILL
+MAX_SYMLINKS = 40
+DRAIN_GRACE_S = 2.0  # how long to collect output once the process tree has been killed
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
+
+_LIVE: set[LocalSandbox] = set()  # open sandboxes, closed at exit if the caller did not
+
+
+@atexit.register
+def _close_live_sandboxes() -> None:
+    """Close every sandbox still open when the interpreter exits normally."""
+    for sandbox in list(_LIVE):
+        sandbox.close()
+
+
+def host_tool(name: str, package: str) -> str:
+    """The absolute path of a host program the backend needs, or a SandboxError saying what to install."""
+    path = shutil.which(name)
+    if path is None:
+        raise SandboxError(f"the local sandbox needs {name!r}: apt-get install {package}")
+    return path
+
+
+def capability_args() -> list[str]:
+    """bwrap arguments that limit root's capabilities to :data:`CONTAINER_CAPABILITIES`.
+
+    Only a privileged bwrap may grant capabilities; an unprivileged one already runs without them.
+    """
+    if os.geteuid() != 0:
+        return []
+    args = ["--cap-drop", "ALL"]
+    for name in CONTAINER_CAPABILITIES:
+        args += ["--cap-add", f"CAP_{name}"]
+    return args
+
+
+def system_mount_args() -> list[str]:
+    """bwrap arguments that show the host system read-only (top-level symlinks stay symlinks)."""
+    args: list[str] = []
+    for folder in SYSTEM_DIRS:
+        if os.path.islink(folder):
+            args += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            args += ["--ro-bind", folder, folder]
+    return args
+
+
+def isolation_args(*, allow_network: bool, binds: list[str]) -> list[str]:
+    """bwrap arguments for namespaces, capabilities and mounts: the read-only system plus ``binds``.
+
+    The root itself is made read-only last, so only the bound folders (and /dev) are writable.
+    """
+    args = ["--unshare-all", "--die-with-parent", "--new-session", *capability_args()]
+    if allow_network:
+        args.append("--share-net")
+    return [*args, *system_mount_args(), "--proc", "/proc", "--dev", "/dev", *binds, "--remount-ro", "/"]
+
+
+@functools.cache
+def _checked_bwrap() -> str:
+    """Return bwrap's path once it has shown it can create the namespaces the sandbox uses."""
+    bwrap = host_tool("bwrap", "bubblewrap")
+    probe = [bwrap, *isolation_args(allow_network=False, binds=[]), "--", "true"]
+    done = subprocess.run(probe, capture_output=True, text=True, env=BASE_ENV, timeout=30, check=False)
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise SandboxError(
+            f"bubblewrap cannot create its namespaces ({reason}); allow user namespaces "
+            "(sysctl -w kernel.unprivileged_userns_clone=1, or on Ubuntu "
+            "kernel.apparmor_restrict_unprivileged_userns=0) or run as root"
+        )
+    return bwrap
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the process group that ``proc`` leads; bwrap's namespace then takes everything inside."""
+    with suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _reap(proc: subprocess.Popen[bytes], grace: float = DRAIN_GRACE_S) -> int:
+    """Wait for ``proc`` (killing it after ``grace`` seconds) and close its pipes; return its status."""
+    try:
+        code = proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        code = proc.wait()
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+    return code
+
+
+def _pump(proc: subprocess.Popen[bytes], sinks: dict[int, CappedBuffer], deadline: float) -> bool:
+    """Read the pipes in ``sinks`` until they close; at ``deadline`` kill the tree. Return timed out."""
+    poller = select.poll()
+    for fd in sinks:
+        poller.register(fd, _POLL_IN)
+    open_fds, timed_out = set(sinks), False
+    while open_fds:
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            if timed_out:
+                break
+            _kill_group(proc)
+            timed_out, deadline = True, time.perf_counter() + DRAIN_GRACE_S
+            continue
+        for fd, _ in poller.poll(remaining * 1000):
+            chunk = os.read(fd, 65536)
+            if chunk:
+                sinks[fd].add(chunk)
+            else:
+                poller.unregister(fd)
+                open_fds.discard(fd)
+    return timed_out
+
+
+def _open_dirs(top: int, parts: list[str], *, create: bool) -> int:
+    """Open ``parts`` below the folder ``top`` one level at a time, never following a symlink."""
+    fd = os.dup(top)
+    try:
+        for part in parts:
+            if create:
+                with suppress(FileExistsError):
+                    os.mkdir(part, 0o755, dir_fd=fd)
+            child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _replace_entry(dir_fd: int, name: str, source: bytes | Path, mode: int) -> None:
+    """Create ``name`` in ``dir_fd`` from bytes or a host file (a host symlink is copied as a symlink).
+
+    The new entry is written under a temporary name and renamed over the old one, so an existing file
+    (or a symlink planted in its place) is replaced rather than written through.
+    """
+    temp = f".res-partial-{secrets.token_hex(8)}"
+    try:
+        if isinstance(source, Path) and source.is_symlink():
+            os.symlink(os.readlink(source), temp, dir_fd=dir_fd)
+        else:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode, dir_fd=dir_fd)
+            with open(fd, "wb") as out:
+                if isinstance(source, Path):
+                    with source.open("rb") as src:
+                        shutil.copyfileobj(src, out)
+                else:
+                    out.write(source)
+                os.fchmod(out.fileno(), mode)
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with suppress(FileNotFoundError):
+            os.unlink(temp, dir_fd=dir_fd)
+        raise
+
+
+class LocalSandbox(Sandbox):
+    """A sandbox made of bubblewrap namespaces over private host folders; see the module docstring."""
+
+    def __init__(self, spec: SandboxSpec) -> None:
+        self.spec = spec
+        self._root: Path | None = None
+        self._shell: LocalShell | None = None
+        self._running: set[subprocess.Popen[bytes]] = set()
+        self._lock = threading.Lock()
+
+    # -- lifecycle -------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Check bubblewrap, create the private folders and copy the workspace into /app."""
+        if self._root is not None:
+            return
+        _checked_bwrap()
+        host_tool("prlimit", "util-linux")
+        root = Path(tempfile.mkdtemp(prefix="res-sandbox-"))
+        try:
+            for folder in (APP_DIR, TESTS_DIR, SOLUTION_DIR, VERIFIER_LOGS_DIR, AGENT_LOGS_DIR, TMP_DIR):
+                (root / folder.lstrip("/")).mkdir(parents=True, exist_ok=True)
+            (root / "tmp").chmod(0o1777)
+            if self.spec.workspace is not None:
+                shutil.copytree(self.spec.workspace, root / "app", symlinks=True, dirs_exist_ok=True)
+        except BaseException:
+            shutil.rmtree(root, ignore_errors=True)
+            raise
+        self._root = root
+        _LIVE.add(self)
+
+    def close(self) -> None:
+        """Kill the shell and every running command, then delete the private folders (idempotent)."""
+        if self._shell is not None:
+            self._shell.close()
+            self._shell = None
+        with self._lock:
+            running = list(self._running)
+        for proc in running:
+            _kill_group(proc)
+        for proc in running:
+            with suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=DRAIN_GRACE_S)
+        root, self._root = self._root, None
+        if root is not None:
+            shutil.rmtree(root, ignore_errors=True)
+        _LIVE.discard(self)
+
+    def _require_started(self) -> Path:
+        """Return the private host folder, or raise when the sandbox is not started."""
+        if self._root is None:
+            raise SandboxError("the sandbox is not started (call start() or use it as a context manager)")
+        return self._root
+
+    @property
+    def root(self) -> Path:
+        """The host folder holding the sandbox's private folders (one subfolder per mount)."""
+        return self._require_started()
+
+    # -- processes -------------------------------------------------------------------------------------
+
+    def command_line(self, argv: list[str], *, cwd: str, env: dict[str, str] | None) -> list[str]:
+        """The host command that runs ``argv`` inside the sandbox, limits and namespaces included."""
+        limits = [
+            host_tool("prlimit", "util-linux"),
+            f"--as={self.spec.memory_mb << 20}",
+            f"--fsize={self.spec.max_file_mb << 20}",
+            "--core=0",
+            "--",
+        ]
+        binds: list[str] = []
+        for folder in TRANSFER_ROOTS:
+            binds += ["--bind", str(self.root / folder.lstrip("/")), folder]
+        isolation = isolation_args(allow_network=self.spec.allow_network, binds=binds)
+        bwrap = [_checked_bwrap(), *isolation, "--chdir", cwd, "--clearenv"]
+        for name, value in {**BASE_ENV, **self.spec.env, **(env or {})}.items():
+            bwrap += ["--setenv", name, value]
+        return [*limits, *bwrap, "--", *argv]
+
+    def spawn(
+        self, argv: list[str], *, cwd: str, env: dict[str, str] | None, merge_stderr: bool, stdin: int
+    ) -> subprocess.Popen[bytes]:
+        """Start ``argv`` in the sandbox as the leader of a new process group, tracked until reaped."""
+        proc = subprocess.Popen(
+            self.command_line(argv, cwd=cwd, env=env),
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+            env=BASE_ENV,
+            start_new_session=True,
+        )
+        with self._lock:
+            self._running.add(proc)
+        return proc
+
+    def reap(self, proc: subprocess.Popen[bytes]) -> int:
+        """Wait for a spawned process, close its pipes and stop tracking it; return its status."""
+        try:
+            return _reap(proc)
+        finally:
+            with self._lock:
+                self._running.discard(proc)
+
+    def exec(
+        self,
+        command: str | list[str],
+        timeout: float,
+        *,
+        cwd: str = APP_DIR,
+        env: dict[str, str] | None = None,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+    ) -> ExecResult:
+        """Run one command in a fresh bwrap (a string goes to ``bash -c``); see :meth:`Sandbox.exec`."""
+        argv = ["bash", "-c", command] if isinstance(command, str) else list(command)
+        started = time.perf_counter()
+        proc = self.spawn(argv, cwd=cwd, env=env, merge_stderr=False, stdin=subprocess.DEVNULL)
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = CappedBuffer(output_cap), CappedBuffer(output_cap)
+        try:
+            timed_out = _pump(proc, {proc.stdout.fileno(): out, proc.stderr.fileno(): err}, started + timeout)
+        finally:
+            code = self.reap(proc)
+        return ExecResult(
+            exit_code=KILLED_EXIT_CODE if timed_out else code,
+            stdout=out.text(),
+            stderr=err.text(),
+            timed_out=timed_out,
+            truncated=out.truncated or err.truncated,
+            seconds=time.perf_counter() - started,
+        )
+
+    def shell(self) -> LocalShell:
+        """The persistent bash of this sandbox (started on first use)."""
+        if self._shell is None:
+            self._require_started()
+            self._shell = LocalShell(self)
+        return self._shell
+
+    # -- files -----------------------------------------------------------------------------------------
+
+    def resolve(self, path: str) -> list[str]:
+        """Split ``path`` into components after following symlinks as the sandbox sees them.
+
+        The first component is a transfer root (``app``, ``tmp``...). A symlink whose target lies outside
+        the transfer roots, for instance into the host's read-only ``/etc``, is refused.
+        """
+        pending = deque(sandbox_path(path).strip("/").split("/"))
+        done: list[str] = []
+        links = 0
+        while pending:
+            part = pending.popleft()
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if done:
+                    done.pop()
+                continue
+            if not done and "/" + part not in TRANSFER_ROOTS:
+                raise SandboxError(f"sandbox path {path!r} leads outside the transfer folders via /{part}")
+            host = self.root.joinpath(*done, part)
+            if not host.is_symlink():
+                done.append(part)
+                continue
+            links += 1
+            if links > MAX_SYMLINKS:
+                raise SandboxError(f"too many levels of symbolic links in {path!r}")
+            target = os.readlink(host)
+            if target.startswith("/"):
+                done = []
+            pending.extendleft(reversed(target.split("/")))
+        if not done:
+            raise SandboxError(f"sandbox path {path!r} resolves to '/'")
+        return done
+
+    def _open_dir(self, parts: list[str], *, create: bool) -> int:
+        """Open the folder ``parts`` (a transfer root first) without following symlinks."""
+        top = os.open(self.root / parts[0], _DIR_FLAGS)
+        try:
+            return _open_dirs(top, parts[1:], create=create)
+        finally:
+            os.close(top)
+
+    def write_file(self, path: str, data: bytes | str, mode: int = 0o644) -> None:
+        """Create or replace the file at ``path``; parent folders are created."""
+        parts = self.resolve(path)
+        if len(parts) < 2:
+            raise IsADirectoryError(path)
+        payload = data.encode() if isinstance(data, str) else data
+        dir_fd = self._open_dir(parts[:-1], create=True)
+        try:
+            _replace_entry(dir_fd, parts[-1], payload, mode)
+        finally:
+            os.close(dir_fd)
+
+    def read_file(self, path: str) -> bytes:
+        """Return the bytes of the regular file at ``path``."""
+        parts = self.resolve(path)
+        if len(parts) < 2:
+            raise IsADirectoryError(path)
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        try:
+            dir_fd = self._open_dir(parts[:-1], create=False)
+            try:
+                fd = os.open(parts[-1], flags, dir_fd=dir_fd)
+            finally:
+                os.close(dir_fd)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"no such file in the sandbox: {path}") from None
+        with open(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise SandboxError(f"{path!r} is not a regular file")
+            return handle.read()
+
+    def put_dir(self, host_dir: Path, path: str) -> None:
+        """Copy the contents of ``host_dir`` into ``path``; symlinks are copied as symlinks."""
+        if not Path(host_dir).is_dir():
+            raise FileNotFoundError(f"no such host folder: {host_dir}")
+        target = self._open_dir(self.resolve(path), create=True)
+        try:
+            for folder, dirs, files in os.walk(host_dir):
+                rel = Path(folder).relative_to(host_dir).parts
+                dir_fd = _open_dirs(target, list(rel), create=True)
+                try:
+                    for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(folder, d)))]:
+                        source = Path(folder, name)
+                        _replace_entry(dir_fd, name, source, stat.S_IMODE(source.lstat().st_mode))
+                finally:
+                    os.close(dir_fd)
+        finally:
+            os.close(target)
+
+
+class LocalShell(ShellSession):
+    """A ``bash --noprofile --norc`` kept alive in one bwrap process, driven over pipes.
+
+    Each command is written to a file in the sandbox's /tmp and sourced (see :class:`ShellFraming`).
+    """
+
+    def __init__(self, sandbox: LocalSandbox) -> None:
+        self._sandbox = sandbox
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._poller = select.poll()
+        self._framing = ShellFraming("")
+        self._script = ""
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        """Start the bash process and a fresh framing nonce."""
+        nonce = secrets.token_hex(12)
+        self._framing = ShellFraming(f"__res_done_{nonce}")
+        self._script = f"{TMP_DIR}/.res_shell_{nonce}"
+        proc = self._sandbox.spawn(
+            ["bash", "--noprofile", "--norc"], cwd=APP_DIR, env=None, merge_stderr=True, stdin=subprocess.PIPE
+        )
+        assert proc.stdout is not None
+        self._poller = select.poll()
+        self._poller.register(proc.stdout.fileno(), _POLL_IN)
+        self._proc = proc
+        return proc
+
+    def _write_script(self, command: str) -> None:
+        """Put the command text where the shell will source it, replacing (never following) the old one."""
+        tmp_fd = os.open(self._sandbox.root / "tmp", _DIR_FLAGS)
+        try:
+            _replace_entry(tmp_fd, self._script.rsplit("/", 1)[1], command.encode(), 0o600)
+        finally:
+            os.close(tmp_fd)
+
+    def _send(self, command: str) -> subprocess.Popen[bytes]:
+        """Hand ``command`` to the shell, restarting the shell once if it has gone away."""
+        proc = self._proc if self._proc is not None else self._start()
+        try:
+            self._submit(proc, command)
+        except BrokenPipeError:
+            self._stop(kill=True)
+            proc = self._start()
+            self._submit(proc, command)
+        return proc
+
+    def _submit(self, proc: subprocess.Popen[bytes], command: str) -> None:
+        """Write the command file and the line that sources it."""
+        assert proc.stdin is not None
+        self._write_script(command)
+        os.write(proc.stdin.fileno(), self._framing.command_line(self._script))
+
+    def _stop(self, *, kill: bool) -> int:
+        """End the shell process (killing its whole tree when ``kill``) and return its exit status."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return 0
+        if kill:
+            _kill_group(proc)
+        return self._sandbox.reap(proc)
+
+    def run(self, command: str, timeout: float, output_cap: int = DEFAULT_OUTPUT_CAP) -> ExecResult:
+        """Run ``command`` in the persistent shell; see :meth:`ShellSession.run`."""
+        started = time.perf_counter()
+        proc = self._send(command)
+        self._framing.begin(output_cap)
+        code, timed_out = self._wait(proc, started + timeout)
+        output = self._framing.output
+        return ExecResult(
+            exit_code=code,
+            stdout=output.text(),
+            timed_out=timed_out,
+            truncated=output.truncated,
+            seconds=time.perf_counter() - started,
+        )
+
+    def _wait(self, proc: subprocess.Popen[bytes], deadline: float) -> tuple[int, bool]:
+        """Collect output until the end frame, the shell's exit, or the deadline (exit code, timed out)."""
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                self._stop(kill=True)
+                return KILLED_EXIT_CODE, True
+            if not self._poller.poll(remaining * 1000):
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                self._framing.finish()
+                return self._stop(kill=False), False
+            status = self._framing.feed(chunk)
+            if status is not None:
+                return status, False
+
+    def close(self) -> None:
+        """Kill the shell and everything it started."""
+        self._stop(kill=True)

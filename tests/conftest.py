@@ -1,0 +1,33 @@
+"""Shared test helpers: access to a Docker engine, skipped where there is none except under CI."""
+
+from __future__ import annotations
+
+import os
+from typing import NoReturn
+
+import pytest
+
+from res_repro.sandbox.base import SandboxError
+
+
+def docker_unavailable(reason: str) -> NoReturn:
+    """Skip the current test for lack of Docker, or fail it when CI=true (CI always provides Docker)."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true, so Docker tests must run, but: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def docker_image() -> str:
+    """The busybox test image on a reachable Docker engine (built locally on first use)."""
+    from res_repro.sandbox.docker import connect
+    from res_repro.sandbox.images import ensure_busybox_image
+
+    try:
+        client = connect()
+        try:
+            return ensure_busybox_image(client)
+        finally:
+            client.close()
+    except SandboxError as exc:
+        docker_unavailable(str(exc))

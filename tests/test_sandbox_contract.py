@@ -1,0 +1,358 @@
+"""The sandbox contract, checked against every backend with the same commands (POSIX sh + busybox).
+
+Docker cases run on a busybox-only image built from the host's static busybox; without a Docker engine
+they are skipped, except under CI=true where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from res_repro.sandbox import SANDBOX_BACKENDS, Sandbox, SandboxError, SandboxSpec, make_sandbox
+
+MakeSandbox = Callable[..., Sandbox]
+T = 10.0  # generous timeout for commands that should finish at once
+
+
+@pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
+def backend(request: pytest.FixtureRequest) -> str:
+    """The backend under test."""
+    return request.param
+
+
+@pytest.fixture
+def make(backend: str, request: pytest.FixtureRequest) -> Iterator[MakeSandbox]:
+    """A factory of started sandboxes of the backend under test; all are closed at teardown."""
+    image = request.getfixturevalue("docker_image") if backend == "docker" else None
+    created: list[Sandbox] = []
+
+    def factory(**spec: object) -> Sandbox:
+        sandbox = make_sandbox(backend, SandboxSpec(docker_image=image, **spec))  # type: ignore[arg-type]
+        created.append(sandbox)
+        sandbox.start()
+        return sandbox
+
+    yield factory
+    for sandbox in created:
+        sandbox.close()
+
+
+@pytest.fixture
+def sandbox(make: MakeSandbox) -> Sandbox:
+    """One started sandbox."""
+    return make()
+
+
+def sleep_marker() -> tuple[str, bytes]:
+    """A ``sleep`` command with a unique duration, and how its command line reads in /proc."""
+    seconds = str(random.randrange(10_000_000, 99_999_999))
+    return f"sleep {seconds}", b"sleep\0" + seconds.encode() + b"\0"
+
+
+def host_pids_with(cmdline: bytes) -> list[int]:
+    """Host processes whose command line is exactly ``cmdline`` (zombies have an empty one)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes() == cmdline:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def wait_until_gone(cmdline: bytes, within: float = 5.0) -> list[int]:
+    """Poll until no host process has ``cmdline``; return the survivors at the end of ``within``."""
+    deadline = time.monotonic() + within
+    while (alive := host_pids_with(cmdline)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive
+
+
+def count_inside(sandbox: Sandbox, command: str) -> int:
+    """How many processes in the sandbox run ``command`` (as seen from a new command there)."""
+    pattern = "[" + command[0] + "]" + command[1:]  # so that grep does not count itself
+    script = f"for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done | grep -c '^{pattern} '"
+    return int(sandbox.exec(script, T).stdout.strip() or 0)
+
+
+def host_addresses() -> list[str]:
+    """Loopback and the address of the host's default route (when there is one)."""
+    addresses = ["127.0.0.1"]
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: nothing is sent
+            addresses.append(probe.getsockname()[0])
+        except OSError:
+            pass
+    return addresses
+
+
+# -- commands ----------------------------------------------------------------------------------------
+
+
+def test_echo_and_exit_codes(sandbox: Sandbox) -> None:
+    result = sandbox.exec("echo hello", T)
+    assert (result.exit_code, result.stdout, result.ok) == (0, "hello\n", True)
+    assert sandbox.exec("exit 3", T).exit_code == 3
+    assert sandbox.exec(["echo", "a  b"], T).stdout == "a  b\n"
+    assert sandbox.exec("pwd", T).stdout == "/app\n"
+    assert sandbox.exec("pwd", T, cwd="/tmp").stdout == "/tmp\n"
+
+
+def test_stdout_and_stderr_are_separate(sandbox: Sandbox) -> None:
+    result = sandbox.exec("echo out; echo err >&2; exit 1", T)
+    assert (result.stdout, result.stderr, result.exit_code) == ("out\n", "err\n", 1)
+
+
+def test_output_beyond_the_cap_is_dropped(sandbox: Sandbox) -> None:
+    result = sandbox.exec("yes 0123456789 | head -n 20000; echo done >&2", T, output_cap=1000)
+    assert result.exit_code == 0 and result.truncated
+    assert result.stdout == "0123456789\n" * 90 + "0123456789"
+    assert result.stderr == "done\n"
+
+
+def test_environment_comes_from_spec_and_call_only(
+    make: MakeSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    canary = f"canary-{random.getrandbits(64):x}"
+    monkeypatch.setenv("RES_SECRET_CANARY", canary)
+    sandbox = make(env={"RES_SPEC_VAR": "from-spec"})
+    result = sandbox.exec(
+        "env; cat /proc/[0-9]*/environ | tr '\\0' '\\n'", T, env={"RES_CALL_VAR": "from-call"}
+    )
+    shell_env = sandbox.shell().run("env", T).stdout
+    for output in (result.stdout, shell_env):
+        assert canary not in output and "RES_SECRET_CANARY" not in output
+        assert "RES_SPEC_VAR=from-spec" in output
+    assert "RES_CALL_VAR=from-call" in result.stdout
+
+
+# -- isolation ---------------------------------------------------------------------------------------
+
+
+def test_cannot_write_outside_the_sandbox(sandbox: Sandbox, backend: str) -> None:
+    name = f"res_escape_{random.getrandbits(64):x}"
+    targets = [f"/usr/{name}", f"/etc/{name}", f"/work/{name}", f"/root/{name}", f"/{name}"]
+    attempts = "; ".join(
+        f"mkdir -p {os.path.dirname(t)} 2>/dev/null; echo x > {t} && echo WROTE {t}" for t in targets
+    )
+    result = sandbox.exec(attempts + f"; echo x > /app/../{name} && echo WROTE /app/../{name}", T)
+    try:
+        for target in targets:
+            assert not Path(target).exists(), f"{target} appeared on the host"
+        if backend == "local":  # the host system is mounted read-only; Docker writes land in the container
+            assert "WROTE" not in result.stdout
+    finally:
+        for target in targets:
+            Path(target).unlink(missing_ok=True)
+
+
+def test_no_network(sandbox: Sandbox, backend: str) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("0.0.0.0", 0))
+        listener.listen(8)
+        port = listener.getsockname()[1]
+        urls = [f"http://{address}:{port}/" for address in host_addresses()] + ["http://1.1.1.1/"]
+        script = "; ".join(f"wget -q -T 2 -O /dev/null {url} && echo CONNECTED {url}" for url in urls)
+        result = sandbox.exec(script, 30)
+        assert "CONNECTED" not in result.stdout
+        if backend == "local":
+            for address in host_addresses():
+                code = f"import socket; socket.create_connection(('{address}', {port}), timeout=2)"
+                assert sandbox.exec(["python3", "-c", code], T).exit_code != 0
+        listener.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+
+
+def test_timeout_kills_the_command_and_its_children(sandbox: Sandbox) -> None:
+    command, cmdline = sleep_marker()
+    result = sandbox.exec(f"sh -c '{command}' & {command} & {command}", 1.0)
+    assert result.timed_out and not result.ok
+    assert 0.9 < result.seconds < 5
+    assert wait_until_gone(cmdline) == []
+    assert count_inside(sandbox, command) == 0
+    assert sandbox.exec("echo alive", T).stdout == "alive\n"
+
+
+def test_close_kills_everything(make: MakeSandbox) -> None:
+    sandbox = make()
+    command, cmdline = sleep_marker()
+    assert sandbox.shell().run(f"{command} >/dev/null 2>&1 &", T).ok
+    running = threading.Thread(target=sandbox.exec, args=(command, 60.0))
+    running.start()
+    deadline = time.monotonic() + 5
+    while len(host_pids_with(cmdline)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(host_pids_with(cmdline)) >= 2
+    sandbox.close()
+    running.join(timeout=10)
+    assert not running.is_alive()
+    assert wait_until_gone(cmdline) == []
+    sandbox.close()  # idempotent
+
+
+# -- files -------------------------------------------------------------------------------------------
+
+
+def test_files_round_trip(sandbox: Sandbox, tmp_path: Path) -> None:
+    sandbox.write_file("/app/sub/dir/a.txt", "hello\n")
+    sandbox.write_file("/tests/run.sh", "echo ran\n", mode=0o755)
+    sandbox.write_file("/tmp/blob", bytes(range(256)))
+    assert sandbox.read_file("/app/sub/dir/a.txt") == b"hello\n"
+    assert sandbox.read_file("/tmp/blob") == bytes(range(256))
+    assert sandbox.exec("cat sub/dir/a.txt && /tests/run.sh", T).stdout == "hello\nran\n"
+    sandbox.write_file("/app/sub/dir/a.txt", "replaced")
+    assert sandbox.read_file("/app/sub/dir/a.txt") == b"replaced"
+    assert sandbox.exec("mkdir -p /logs/verifier && echo 1 > /logs/verifier/reward.txt", T).ok
+    assert sandbox.read_file("/logs/verifier/reward.txt") == b"1\n"
+    with pytest.raises(FileNotFoundError):
+        sandbox.read_file("/app/missing.txt")
+
+    (tmp_path / "nested").mkdir()
+    (tmp_path / "top.txt").write_text("top")
+    (tmp_path / "nested" / "solve.sh").write_text("echo solved\n")
+    (tmp_path / "nested" / "solve.sh").chmod(0o755)
+    sandbox.put_dir(tmp_path, "/solution/copy")
+    assert sandbox.read_file("/solution/copy/top.txt") == b"top"
+    assert sandbox.exec("/solution/copy/nested/solve.sh", T).stdout == "solved\n"
+
+
+def test_workspace_is_copied_to_app(make: MakeSandbox, tmp_path: Path) -> None:
+    (tmp_path / "data.txt").write_text("payload")
+    sandbox = make(workspace=tmp_path)
+    assert sandbox.exec("cat /app/data.txt", T).stdout == "payload"
+    assert sandbox.exec("test -d /tests -a -d /solution -a -d /logs/verifier -a -d /logs/agent", T).ok
+
+
+def test_paths_outside_the_transfer_folders_are_refused(sandbox: Sandbox) -> None:
+    for path in ("/etc/passwd", "/app/../etc/passwd", "relative.txt", "/usr/lib/x", "/"):
+        with pytest.raises(SandboxError):
+            sandbox.read_file(path)
+        with pytest.raises(SandboxError):
+            sandbox.write_file(path, "x")
+    with pytest.raises(SandboxError):
+        sandbox.put_dir(Path(__file__).parent, "/etc/tests-copy")
+    assert sandbox.exec("ln -s /etc/passwd /app/passwd && ln -s ../tmp /app/t", T).ok
+    with pytest.raises(SandboxError):
+        sandbox.read_file("/app/passwd")
+    sandbox.write_file("/app/t/through-link", "ok")
+    assert sandbox.read_file("/tmp/through-link") == b"ok"
+
+
+def test_symlinks_cannot_reach_host_files(sandbox: Sandbox, backend: str) -> None:
+    name = f"res_escape_{random.getrandbits(64):x}"
+    assert sandbox.exec(f"ln -s /etc/{name} /app/out && ln -s /etc /app/etc", T).ok
+    try:
+        for path in ("/app/out", "/app/etc/passwd"):
+            try:
+                data = sandbox.read_file(path)
+            except (SandboxError, FileNotFoundError):
+                continue
+            assert backend == "docker" and data != Path("/etc/passwd").read_bytes()
+        if backend == "local":  # Docker replaces the link itself, inside the container
+            with pytest.raises(SandboxError):
+                sandbox.write_file("/app/out", "x")
+        else:
+            sandbox.write_file("/app/out", "x")
+        assert not Path(f"/etc/{name}").exists()
+    finally:
+        Path(f"/etc/{name}").unlink(missing_ok=True)
+
+
+# -- persistent shell --------------------------------------------------------------------------------
+
+
+def test_shell_keeps_cwd_and_exports(sandbox: Sandbox) -> None:
+    shell = sandbox.shell()
+    assert shell.run("cd /tmp && export RES_KEPT=yes && KEPT_TOO=1", T).ok
+    assert shell.run('pwd; echo "$RES_KEPT $KEPT_TOO"', T).stdout == "/tmp\nyes 1\n"
+    assert shell.run("printf abc", T).stdout == "abc"
+    assert shell.run("echo to-stderr >&2; false", T).stdout == "to-stderr\n"
+    assert shell.run("false", T).exit_code == 1
+    assert sandbox.shell() is shell
+
+
+def test_shell_output_cap(sandbox: Sandbox) -> None:
+    result = sandbox.shell().run("yes 0123456789 | head -n 20000", T, output_cap=100)
+    assert result.truncated and result.stdout == ("0123456789\n" * 10)[:100]
+    assert sandbox.shell().run("echo next", T).stdout == "next\n"
+
+
+def test_shell_timeout_kills_and_restarts(sandbox: Sandbox) -> None:
+    shell = sandbox.shell()
+    assert shell.run("cd /tmp", T).ok
+    command, cmdline = sleep_marker()
+    result = shell.run(f"{command} & {command}", 0.5)
+    assert result.timed_out and not result.ok
+    assert wait_until_gone(cmdline) == []
+    after = shell.run("echo ok; pwd", T)
+    assert (after.stdout, after.exit_code) == ("ok\n/app\n", 0)
+
+
+def test_shell_exit_restarts(sandbox: Sandbox) -> None:
+    shell = sandbox.shell()
+    assert shell.run("exit 4", T).exit_code == 4
+    assert shell.run("echo back", T).stdout == "back\n"
+
+
+# -- registry and errors -----------------------------------------------------------------------------
+
+
+def test_registry_names_both_backends() -> None:
+    assert set(SANDBOX_BACKENDS) == {"local", "docker"}
+    with pytest.raises(ValueError, match="docker, local"):
+        make_sandbox("nope", SandboxSpec())
+
+
+def test_unreachable_docker_engine_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/missing.sock")
+    with pytest.raises(SandboxError, match="start dockerd or set DOCKER_HOST"):
+        make_sandbox("docker", SandboxSpec(docker_image="busybox")).start()
+
+
+def test_missing_host_tool_names_the_package() -> None:
+    from res_repro.sandbox.local import host_tool
+
+    with pytest.raises(SandboxError, match="apt-get install some-package"):
+        host_tool("res-no-such-program", "some-package")
+
+
+def test_missing_busybox_names_the_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from res_repro.sandbox import images
+
+    monkeypatch.setattr(images, "BUSYBOX", tmp_path / "busybox")
+    with pytest.raises(SandboxError, match="apt-get install busybox-static"):
+        images.ensure_busybox_image()
+
+
+@pytest.mark.docker
+def test_docker_builds_an_environment_once(docker_image: str, tmp_path: Path) -> None:
+    import docker.models.images
+
+    (tmp_path / "Dockerfile").write_text(f"FROM {docker_image}\nRUN echo built > /built.txt\n")
+    builds = []
+    original = docker.models.images.ImageCollection.build
+
+    def counting_build(self: object, **kwargs: object) -> object:
+        builds.append(kwargs["tag"])
+        return original(self, **kwargs)  # type: ignore[arg-type]
+
+    spec = SandboxSpec(environment_dir=tmp_path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(docker.models.images.ImageCollection, "build", counting_build)
+        for _ in range(2):
+            with make_sandbox("docker", spec) as sandbox:
+                assert sandbox.exec("cat /built.txt", T).stdout == "built\n"
+    assert len(builds) <= 1
+    assert all(tag.startswith("res-repro-env:") and len(tag) == len("res-repro-env:") + 16 for tag in builds)
