@@ -33,6 +33,11 @@ BENCHMARKS: dict[str, BenchmarkSpec] = {
             description="offline terminal tasks in the Harbor format (shell, Python, data, git, build, logs)",
             loader=_bundled_harbor("terminal", "terminal_bundled"),
         ),
+        BenchmarkSpec(
+            name="workspace_bundled",
+            description="offline Workspace-style tasks over interdependent files, graded by rubric items",
+            loader=_bundled_harbor("workspace", "workspace_bundled"),
+        ),
     )
 }
 

@@ -1,15 +1,24 @@
-"""Run a Harbor task's verifier inside a sandbox and read the reward it writes."""
+"""Run a Harbor task's verifier inside a sandbox and read what it writes.
+
+A verifier reports in one of two ways:
+
+- a reward: ``/logs/verifier/reward.txt`` (a number) or ``reward.json`` (``{"reward": x}``), for binary
+  and native-score graders;
+- rubric items: ``/logs/verifier/rubric.json`` (``{"items": [{"name": str, "passed": bool}, ...]}``), for
+  Workspace-style graders; the score is the share of items passed and the task passes when all do.
+"""
 
 from __future__ import annotations
 
 import json
 
-from res_repro.env.grade import Grade
+from res_repro.env.grade import Grade, RubricItem
 from res_repro.env.task import Task
 from res_repro.sandbox.base import APP_DIR, TESTS_DIR, VERIFIER_LOGS_DIR, Sandbox
 
 REWARD_TXT = f"{VERIFIER_LOGS_DIR}/reward.txt"
 REWARD_JSON = f"{VERIFIER_LOGS_DIR}/reward.json"
+RUBRIC_JSON = f"{VERIFIER_LOGS_DIR}/rubric.json"
 EVIDENCE_CHARS = 4000
 
 
@@ -26,25 +35,51 @@ def _parse_reward_json(text: str) -> float:
     raise ValueError(f"expected a number or {{'reward': number}}, got {text[:80]!r}")
 
 
-def _read_reward(sandbox: Sandbox) -> tuple[float | None, str]:
-    """Return the reward and a note on where it came from (or why there is none)."""
-    for path, parse in ((REWARD_TXT, float), (REWARD_JSON, _parse_reward_json)):
+def parse_rubric(text: str) -> tuple[RubricItem, ...]:
+    """Read ``{"items": [{"name": ..., "passed": ...}, ...]}``; raise ValueError when malformed."""
+    data = json.loads(text)
+    items = data.get("items") if isinstance(data, dict) else None
+    if not isinstance(items, list) or not items:
+        raise ValueError("expected {'items': [{'name': str, 'passed': bool}, ...]} with at least one item")
+    parsed = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("passed"), bool):
+            raise ValueError(f"items[{index}]: expected {{'name': str, 'passed': bool}}")
+        parsed.append(RubricItem(name=str(item.get("name", index)), passed=item["passed"]))
+    return tuple(parsed)
+
+
+def _read(sandbox: Sandbox, path: str) -> str | None:
+    try:
+        return sandbox.read_file(path).decode("utf-8", "replace").strip()
+    except FileNotFoundError:
+        return None
+
+
+def _grade_from_files(sandbox: Sandbox) -> tuple[Grade, str]:
+    """Grade from the rubric if present, else from the reward; missing or unreadable output scores 0."""
+    rubric_text = _read(sandbox, RUBRIC_JSON)
+    if rubric_text is not None:
         try:
-            text = sandbox.read_file(path).decode("utf-8", "replace").strip()
-        except FileNotFoundError:
+            rubric = parse_rubric(rubric_text)
+        except ValueError as exc:
+            return Grade(score=0.0, passed=False), f"{RUBRIC_JSON}: unreadable rubric ({exc})"
+        passed = sum(item.passed for item in rubric)
+        return Grade(score=passed / len(rubric), passed=passed == len(rubric), rubric=rubric), RUBRIC_JSON
+    for path, parse in ((REWARD_TXT, float), (REWARD_JSON, _parse_reward_json)):
+        text = _read(sandbox, path)
+        if text is None:
             continue
         try:
-            return parse(text), path
+            score = min(max(parse(text), 0.0), 1.0)
         except ValueError as exc:
-            return None, f"{path}: unreadable reward ({exc})"
-    return None, "the verifier wrote no reward file"
+            return Grade(score=0.0, passed=False), f"{path}: unreadable reward ({exc})"
+        return Grade(score=score, passed=score >= 1.0), path
+    return Grade(score=0.0, passed=False), "the verifier wrote no reward or rubric file"
 
 
 def run_verifier(sandbox: Sandbox, task: Task) -> Grade:
-    """Copy the task's tests into the sandbox, run tests/test.sh and grade from its reward file.
-
-    A missing or unreadable reward counts as 0: the verifier did not confirm success.
-    """
+    """Copy the task's tests into the sandbox, run tests/test.sh, and grade from what it wrote."""
     sandbox.put_dir(task.tests_dir, TESTS_DIR)
     result = sandbox.exec(
         f"mkdir -p {VERIFIER_LOGS_DIR} && bash {TESTS_DIR}/test.sh",
@@ -52,12 +87,11 @@ def run_verifier(sandbox: Sandbox, task: Task) -> Grade:
         cwd=APP_DIR,
         env=task.config.verifier.env,
     )
-    reward, source = _read_reward(sandbox)
-    score = min(max(reward, 0.0), 1.0) if reward is not None else 0.0
+    grade, source = _grade_from_files(sandbox)
     evidence = {
-        "reward_source": source,
+        "source": source,
         "exit_code": result.exit_code,
         "timed_out": result.timed_out,
         "output": (result.stdout + result.stderr)[-EVIDENCE_CHARS:],
     }
-    return Grade(score=score, passed=score >= 1.0, evidence=evidence)
+    return Grade(score=grade.score, passed=grade.passed, rubric=grade.rubric, evidence=evidence)

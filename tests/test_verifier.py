@@ -1,0 +1,51 @@
+"""The verifier's outputs: reward files and rubric items, and what counts when they are missing."""
+
+from __future__ import annotations
+
+import pytest
+from task_factory import make_task
+
+from res_repro.env.harbor import load_task
+from res_repro.env.verifier import parse_rubric, run_verifier
+from res_repro.sandbox import SandboxSpec, make_sandbox
+
+
+def _grade(tmp_path, test_script: str):
+    task = load_task(make_task(tmp_path, test=test_script))
+    with make_sandbox("local", SandboxSpec(workspace=task.workspace_dir)) as sandbox:
+        return run_verifier(sandbox, task)
+
+
+def test_rubric_items_give_a_partial_score(tmp_path):
+    script = (
+        "#!/bin/bash\nmkdir -p /logs/verifier\n"
+        'echo \'{"items": [{"name": "a", "passed": true}, {"name": "b", "passed": false},'
+        ' {"name": "c", "passed": true}, {"name": "d", "passed": true}]}\' > /logs/verifier/rubric.json\n'
+    )
+    grade = _grade(tmp_path, script)
+    assert grade.score == pytest.approx(0.75)
+    assert not grade.passed
+    assert [item.name for item in grade.rubric if not item.passed] == ["b"]
+
+
+def test_reward_json_is_read(tmp_path):
+    grade = _grade(tmp_path, "#!/bin/bash\necho '{\"reward\": 1}' > /logs/verifier/reward.json\n")
+    assert grade.passed and grade.score == 1.0
+
+
+def test_garbage_reward_scores_zero_with_a_reason(tmp_path):
+    grade = _grade(tmp_path, "#!/bin/bash\necho yes > /logs/verifier/reward.txt\n")
+    assert grade.score == 0.0 and not grade.passed
+    assert "unreadable reward" in grade.evidence["source"]
+
+
+def test_no_output_scores_zero(tmp_path):
+    grade = _grade(tmp_path, "#!/bin/bash\nexit 3\n")
+    assert grade.score == 0.0
+    assert grade.evidence["exit_code"] == 3
+
+
+@pytest.mark.parametrize("text", ['{"items": []}', '{"items": [{"name": "a", "passed": "yes"}]}', "[1]"])
+def test_malformed_rubric_is_refused(text):
+    with pytest.raises(ValueError):
+        parse_rubric(text)
