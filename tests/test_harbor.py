@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from task_factory import TASK_TOML, make_task
 
+from res_repro.benchmarks.registry import load_path
 from res_repro.env.errors import TaskFormatError
-from res_repro.env.harbor import load_task, load_tasks, save_task
+from res_repro.env.harbor import load_task, save_task
 
 
 def test_load_task_reads_every_table(tmp_path):
@@ -46,7 +47,7 @@ def test_content_hash_changes_with_any_file(tmp_path):
 def test_load_tasks_from_a_folder_is_sorted(tmp_path):
     make_task(tmp_path, "b-task")
     make_task(tmp_path, "a-task")
-    assert [t.task_id for t in load_tasks(tmp_path)] == ["a-task", "b-task"]
+    assert [t.task_id for t in load_path(tmp_path)] == ["a-task", "b-task"]
 
 
 @pytest.mark.parametrize(
@@ -79,7 +80,7 @@ def test_missing_file_is_named(tmp_path, missing):
 
 def test_empty_folder_is_an_error(tmp_path):
     with pytest.raises(TaskFormatError, match="holds no task directory"):
-        load_tasks(tmp_path)
+        load_path(tmp_path)
 
 
 def test_default_tables_are_filled_in(tmp_path):

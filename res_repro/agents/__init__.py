@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from res_repro.agents.base import Agent, AgentOutcome, StopReason
+from res_repro.agents.base import Agent
+from res_repro.agents.outcome import AgentOutcome, StopReason
 from res_repro.agents.reference import NopAgent, OracleAgent
 
 AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (OracleAgent, NopAgent)}

@@ -2,35 +2,31 @@
 
 from __future__ import annotations
 
-from res_repro.agents.base import Agent, AgentOutcome, StopReason
+from typing import TYPE_CHECKING
+
+from res_repro.agents.base import Agent
+from res_repro.agents.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
-from res_repro.sandbox.base import APP_DIR, SOLUTION_DIR, Sandbox
+
+if TYPE_CHECKING:
+    from res_repro.env.environment import Environment
 
 
 class OracleAgent(Agent):
-    """Copies solution/ to /solution and runs ``solve.sh`` from /app."""
+    """Runs the task's reference solution (solve.sh in a sandbox, solve.py against the tools)."""
 
     name = "oracle"
 
-    def run(self, task: Task, sandbox: Sandbox) -> AgentOutcome:
-        """Run the reference solution; a timeout is reported as the time limit."""
-        sandbox.put_dir(task.solution_dir, SOLUTION_DIR)
-        result = sandbox.exec(
-            f"bash {SOLUTION_DIR}/solve.sh",
-            timeout=task.config.solution.timeout_sec,
-            cwd=APP_DIR,
-            env=task.config.solution.env,
-        )
-        stop = StopReason.TIME_LIMIT if result.timed_out else StopReason.ANSWERED
-        message = {"role": "tool", "name": "solve.sh", "exit_code": result.exit_code}
-        return AgentOutcome(stop_reason=stop, turns=1, tool_calls=1, messages=[message])
+    def run(self, task: Task, environment: Environment) -> AgentOutcome:
+        """Let the environment run its reference solution."""
+        return environment.run_reference()
 
 
 class NopAgent(Agent):
-    """Does nothing: a task whose verifier passes under nop is invalid."""
+    """Does nothing and answers nothing: a task that nop passes is invalid."""
 
     name = "nop"
 
-    def run(self, task: Task, sandbox: Sandbox) -> AgentOutcome:
+    def run(self, task: Task, environment: Environment) -> AgentOutcome:
         """Return at once without touching the environment."""
         return AgentOutcome(stop_reason=StopReason.ANSWERED)

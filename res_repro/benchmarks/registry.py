@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from res_repro.env.harbor import load_tasks
+from res_repro.env.errors import TaskFormatError
+from res_repro.env.harbor import is_task_dir, load_task
 from res_repro.env.task import Task
+from res_repro.env.tool_task import is_tool_task_dir, load_tool_task
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
+
+# A loader gets the benchmark's config (name, limit and its own fields) and a folder for generated files.
+Loader = Callable[[Mapping[str, Any], Path], list[Task]]
 
 
 @dataclass(frozen=True)
@@ -18,46 +24,81 @@ class BenchmarkSpec:
 
     name: str
     description: str
-    loader: Callable[[], list[Task]]
+    loader: Loader
 
 
-def _bundled_harbor(folder: str, name: str) -> Callable[[], list[Task]]:
-    return lambda: load_tasks(BUNDLED_DIR / folder, benchmark=name)
+def load_task_dir(path: Path, benchmark: str = "local") -> Task:
+    """Load one task directory of any supported format (Harbor or tool-API)."""
+    if is_tool_task_dir(path):
+        return load_tool_task(path, benchmark)
+    return load_task(path, benchmark)
 
 
-BENCHMARKS: dict[str, BenchmarkSpec] = {
-    spec.name: spec
-    for spec in (
-        BenchmarkSpec(
-            name="terminal_bundled",
-            description="offline terminal tasks in the Harbor format (shell, Python, data, git, build, logs)",
-            loader=_bundled_harbor("terminal", "terminal_bundled"),
-        ),
-        BenchmarkSpec(
-            name="workspace_bundled",
-            description="offline Workspace-style tasks over interdependent files, graded by rubric items",
-            loader=_bundled_harbor("workspace", "workspace_bundled"),
-        ),
+def load_path(path: Path | str, benchmark: str = "local") -> list[Task]:
+    """Load a task directory, or every task directory directly inside a folder, sorted by name."""
+    root = Path(path).resolve()
+    if is_task_dir(root) or is_tool_task_dir(root):
+        return [load_task_dir(root, benchmark)]
+    if not root.is_dir():
+        raise TaskFormatError(root, None, "not found; expected a task directory or a folder of them")
+    children = [c for c in sorted(root.iterdir()) if is_task_dir(c) or is_tool_task_dir(c)]
+    if not children:
+        raise TaskFormatError(
+            root, None, "holds no task directory (no */task.toml or */task.yaml with grader.py)"
+        )
+    return [load_task_dir(child, benchmark) for child in children]
+
+
+def _bundled(folder: str, name: str) -> Loader:
+    return lambda params, generated_dir: load_path(BUNDLED_DIR / folder, benchmark=name)
+
+
+BENCHMARKS: dict[str, BenchmarkSpec] = {}
+
+
+def register(spec: BenchmarkSpec) -> None:
+    """Add a benchmark to the registry."""
+    BENCHMARKS[spec.name] = spec
+
+
+register(
+    BenchmarkSpec(
+        "terminal_bundled",
+        "offline terminal tasks in the Harbor format (shell, Python, data, git, build, logs)",
+        _bundled("terminal", "terminal_bundled"),
     )
-}
+)
+register(
+    BenchmarkSpec(
+        "workspace_bundled",
+        "offline Workspace-style tasks over interdependent files, graded by rubric items",
+        _bundled("workspace", "workspace_bundled"),
+    )
+)
 
 
-def load_benchmark(name: str, limit: int | None = None) -> list[Task]:
-    """Load a registered benchmark's tasks, the first ``limit`` of them when given."""
+def load_benchmark(
+    name: str, params: Mapping[str, Any] | None = None, *, generated_dir: Path | None = None
+) -> list[Task]:
+    """Load a registered benchmark's tasks; ``params`` is its config (``limit`` keeps the first N)."""
+    from res_repro.config import project_root
+
     try:
         spec = BENCHMARKS[name]
     except KeyError:
         raise ValueError(f"unknown benchmark {name!r}; expected one of {sorted(BENCHMARKS)}") from None
-    tasks = spec.loader()
+    params = dict(params or {})
+    tasks = spec.loader(params, generated_dir or Path(project_root()) / ".cache" / "generated")
+    limit = params.get("limit")
     return tasks[:limit] if limit is not None else tasks
 
 
-def resolve_target(target: str) -> list[Task]:
+def resolve_target(target: str, generated_dir: Path | None = None) -> list[Task]:
     """Load tasks from a path (a task directory or a folder of them) or a registered benchmark name."""
     if Path(target).exists():
-        return load_tasks(target)
+        return load_path(target)
     if target in BENCHMARKS:
-        return load_benchmark(target)
+        return load_benchmark(target, generated_dir=generated_dir)
     raise ValueError(
         f"{target!r} is neither a path nor a benchmark name; expected a task directory, "
         f"a folder of task directories, or one of {sorted(BENCHMARKS)}"

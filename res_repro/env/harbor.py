@@ -146,19 +146,6 @@ def load_task(task_dir: Path | str, benchmark: str = "harbor") -> Task:
     return Task(task_id=task_id, benchmark=benchmark, instruction=instruction, path=root, config=config)
 
 
-def load_tasks(path: Path | str, benchmark: str = "harbor") -> list[Task]:
-    """Load a single task directory, or every task directory directly inside a folder, sorted by name."""
-    root = Path(path).resolve()
-    if is_task_dir(root):
-        return [load_task(root, benchmark)]
-    if not root.is_dir():
-        raise TaskFormatError(root, None, "not found; expected a task directory or a folder of them")
-    tasks = [load_task(child, benchmark) for child in sorted(root.iterdir()) if is_task_dir(child)]
-    if not tasks:
-        raise TaskFormatError(root, None, "holds no task directory (no */task.toml)")
-    return tasks
-
-
 def save_task(task: Task, dest: Path | str) -> Path:
     """Write ``task`` as a Harbor task directory at ``dest`` (which must not exist yet)."""
     dest = Path(dest)

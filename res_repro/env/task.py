@@ -6,10 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from res_repro.env.harbor import TaskConfig
+from typing import Any
 
 
 def hash_tree(root: Path) -> str:
@@ -26,15 +23,18 @@ def hash_tree(root: Path) -> str:
 class Task:
     """One benchmark task stored as a directory on disk.
 
-    ``path`` is the directory (Harbor layout); ``config`` is its parsed task.toml. The content hash
-    covers every file, so anything that changes the task changes the hash and invalidates caches.
+    ``kind`` names the task format (see :mod:`res_repro.env.kinds`): ``harbor`` (a sandboxed terminal
+    task with a verifier) or ``tool`` (tool-API services with a grader). ``config`` is the parsed task
+    file of that format. The content hash covers every file, so anything that changes the task changes
+    the hash and invalidates caches.
     """
 
     task_id: str
     benchmark: str
     instruction: str
     path: Path
-    config: TaskConfig = field(repr=False)
+    config: Any = field(repr=False)
+    kind: str = "harbor"
 
     @cached_property
     def content_hash(self) -> str:

@@ -10,6 +10,9 @@ from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.store import EpisodeStore
 
+SCORE_TOLERANCE = 1e-9
+NOP_CEILING = 0.5
+
 
 @dataclass(frozen=True)
 class TaskValidity:
@@ -22,17 +25,26 @@ class TaskValidity:
     @property
     def problems(self) -> list[str]:
         """Why the task is invalid; empty when it is valid."""
-        found = []
-        for record, wanted in ((self.oracle, True), (self.nop, False)):
-            if record.infrastructure_failure:
-                found.append(f"{record.agent}: {record.stop_reason} ({record.error})")
-            elif record.passed != wanted:
-                found.append(f"{record.agent} {'failed' if wanted else 'passed'}")
+        found = [
+            f"{record.agent}: {record.stop_reason} ({record.error})"
+            for record in (self.oracle, self.nop)
+            if record.infrastructure_failure
+        ]
+        if found:
+            return found
+        if not self.oracle.passed or self.oracle.score < 1.0 - SCORE_TOLERANCE:
+            found.append(f"oracle failed (score {self.oracle.score:.2f}, expected 1.00)")
+        if self.nop.passed or self.nop.score >= NOP_CEILING:
+            found.append(f"nop passed (score {self.nop.score:.2f}, expected below {NOP_CEILING:.2f})")
         return found
 
     @property
     def valid(self) -> bool:
-        """True when oracle passed, nop failed, and neither hit an infrastructure failure."""
+        """True when the oracle scored 1 and passed, nop scored under 0.5 and failed, with no infra failure.
+
+        The one rule covers every grader: a binary verifier scores 1 or 0, a rubric scores the share
+        of items passed (nop must pass under half), a native score must reach 1 under the oracle.
+        """
         return not self.problems
 
     def line(self) -> str:

@@ -6,11 +6,12 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from res_repro.agents.base import Agent, StopReason
+from res_repro.agents.base import Agent
+from res_repro.agents.outcome import StopReason
+from res_repro.env.environment import open_environment
 from res_repro.env.grade import Grade
 from res_repro.env.task import Task
-from res_repro.env.verifier import run_verifier
-from res_repro.sandbox import SandboxError, SandboxSpec, make_sandbox
+from res_repro.sandbox import SandboxError
 
 
 @dataclass
@@ -31,6 +32,7 @@ class EpisodeRecord:
     tool_calls: int = 0
     wall_seconds: float = 0.0
     error: str | None = None
+    answer: str | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -59,23 +61,10 @@ class EpisodeRecord:
         return cls(**{**data, "grade": grade})
 
 
-def sandbox_spec_for(task: Task) -> SandboxSpec:
-    """Translate a task's [environment] table into a sandbox specification."""
-    env = task.config.environment
-    return SandboxSpec(
-        workspace=task.workspace_dir,
-        environment_dir=task.environment_dir,
-        docker_image=env.docker_image,
-        allow_network=env.allow_internet,
-        cpus=env.cpus,
-        memory_mb=env.memory_mb,
-    )
-
-
 def run_episode(
-    task: Task, agent: Agent, *, backend: str, episode_id: str, environment: str = "original"
+    task: Task, agent: Agent, *, backend: str, episode_id: str, environment: str = "original", seed: int = 0
 ) -> EpisodeRecord:
-    """Start a sandbox for ``task``, let ``agent`` act, run the verifier, and always close the sandbox.
+    """Open a fresh environment for ``task``, let ``agent`` act, grade, and always close it.
 
     A sandbox failure becomes a record with stop reason ``sandbox_error`` rather than an exception.
     """
@@ -93,10 +82,11 @@ def run_episode(
     )
     started = time.perf_counter()
     try:
-        with make_sandbox(backend, sandbox_spec_for(task)) as sandbox:
-            outcome = agent.run(task, sandbox)
-            record.grade = run_verifier(sandbox, task)
+        with open_environment(task, backend=backend, seed=seed) as env:
+            outcome = agent.run(task, env)
+            record.grade = env.grade(outcome.answer)
         record.stop_reason = outcome.stop_reason.value
+        record.answer = outcome.answer
         record.turns, record.tool_calls = outcome.turns, outcome.tool_calls
         record.messages = outcome.messages
     except (SandboxError, OSError) as exc:

@@ -37,7 +37,7 @@ def _episode_id(request: EpisodeRequest, backend: str, seed: int) -> str:
 
 
 def _run_with_retries(
-    request: EpisodeRequest, episode_id: str, backend: str, max_infra_retries: int
+    request: EpisodeRequest, episode_id: str, backend: str, seed: int, max_infra_retries: int
 ) -> EpisodeRecord:
     """Run an episode, retrying infrastructure failures up to ``max_infra_retries`` times."""
     for _ in range(max_infra_retries + 1):
@@ -47,6 +47,7 @@ def _run_with_retries(
             backend=backend,
             episode_id=episode_id,
             environment=request.environment,
+            seed=seed,
         )
         if not record.infrastructure_failure:
             break
@@ -91,7 +92,7 @@ def evaluate(
     ):
         bar = progress.add_task("episodes", total=len(requests), completed=len(records), cached=len(records))
         futures = {
-            pool.submit(_run_with_retries, requests[i], ids[i], backend, max_infra_retries): i
+            pool.submit(_run_with_retries, requests[i], ids[i], backend, seed, max_infra_retries): i
             for i in pending
         }
         for future in as_completed(futures):

@@ -75,7 +75,8 @@ def _write_episodes(records: Sequence[EpisodeRecord], path: Path) -> Path:
 
 def run_table1(cfg: DictConfig) -> Table:
     """Evaluate every configured agent on the benchmark's original environments and report Table 1."""
-    tasks = load_benchmark(cfg.benchmark.name, cfg.benchmark.limit)
+    params = OmegaConf.to_container(cfg.benchmark, resolve=True)
+    tasks = load_benchmark(cfg.benchmark.name, params, generated_dir=Path(cfg.paths.cache_dir) / "generated")
     requests = [EpisodeRequest(task, agent) for agent in cfg.agents for task in tasks]
     store = EpisodeStore(Path(cfg.paths.cache_dir) / "episodes")
     records = evaluate(

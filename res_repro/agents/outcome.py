@@ -1,0 +1,33 @@
+"""What an agent reports about its attempt, and why the attempt ended."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class StopReason(StrEnum):
+    """Why an episode ended. Task outcomes and infrastructure failures are kept apart."""
+
+    ANSWERED = "answered"  # the agent finished on its own
+    TURN_LIMIT = "turn_limit"
+    TIME_LIMIT = "time_limit"
+    PROVIDER_ERROR = "provider_error"  # infrastructure: the model's service failed after retries
+    SANDBOX_ERROR = "sandbox_error"  # infrastructure: the sandbox failed
+
+    @property
+    def is_infrastructure(self) -> bool:
+        """True for failures that say nothing about the agent and are retried, never scored."""
+        return self in {StopReason.PROVIDER_ERROR, StopReason.SANDBOX_ERROR}
+
+
+@dataclass
+class AgentOutcome:
+    """An agent's account of its own attempt: why it stopped, its final answer, and its effort."""
+
+    stop_reason: StopReason
+    answer: str | None = None
+    turns: int = 0
+    tool_calls: int = 0
+    messages: list[dict[str, Any]] = field(default_factory=list)

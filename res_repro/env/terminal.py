@@ -1,0 +1,135 @@
+"""The environment of a Harbor task: a sandbox, the terminal tools an agent uses in it, and the verifier."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from res_repro.agents.outcome import AgentOutcome, StopReason
+from res_repro.env.grade import Grade
+from res_repro.env.task import Task
+from res_repro.env.tools import ToolCall, ToolResponse, ToolSpec, error, ok
+from res_repro.env.verifier import run_verifier
+from res_repro.sandbox.base import APP_DIR, SOLUTION_DIR, Sandbox, SandboxError, SandboxSpec
+
+COMMAND_TIMEOUT_S = 120.0
+READ_CAP_BYTES = 256 * 1024
+
+TERMINAL_TOOLS = (
+    ToolSpec(
+        "run_command",
+        "Run a bash command in a persistent shell (the working directory and exported variables persist). "
+        "Returns the exit code and the combined output.",
+        {
+            "type": "object",
+            "properties": {
+                "command": {"type": "string"},
+                "timeout_sec": {"type": "number", "exclusiveMinimum": 0, "maximum": 3600},
+            },
+            "required": ["command"],
+            "additionalProperties": False,
+        },
+    ),
+    ToolSpec(
+        "read_file",
+        "Read a text file (absolute path, or relative to /app).",
+        {
+            "type": "object",
+            "properties": {"path": {"type": "string"}},
+            "required": ["path"],
+            "additionalProperties": False,
+        },
+    ),
+    ToolSpec(
+        "write_file",
+        "Create or replace a text file (absolute path, or relative to /app); parent folders are created.",
+        {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["path", "content"],
+            "additionalProperties": False,
+        },
+    ),
+)
+
+
+def sandbox_spec_for(task: Task) -> SandboxSpec:
+    """Translate a Harbor task's [environment] table into a sandbox specification."""
+    env = task.config.environment
+    return SandboxSpec(
+        workspace=task.workspace_dir,
+        environment_dir=task.environment_dir,
+        docker_image=env.docker_image,
+        allow_network=env.allow_internet,
+        cpus=env.cpus,
+        memory_mb=env.memory_mb,
+    )
+
+
+def _absolute(path: str) -> str:
+    return path if path.startswith("/") else f"{APP_DIR}/{path}"
+
+
+class TerminalEnvironment:
+    """Terminal tools over a started sandbox; grading runs the task's verifier in the same sandbox."""
+
+    def __init__(self, task: Task, sandbox: Sandbox) -> None:
+        self.task = task
+        self.sandbox = sandbox
+
+    @property
+    def tools(self) -> list[ToolSpec]:
+        """run_command, read_file and write_file."""
+        return list(TERMINAL_TOOLS)
+
+    def call(self, call: ToolCall) -> ToolResponse:
+        """Answer a terminal tool call; sandbox path errors come back as 4xx responses."""
+        handler = getattr(self, f"_tool_{call.tool}", None)
+        if handler is None:
+            return error(404, f"unknown tool {call.tool!r}; available: run_command, read_file, write_file")
+        spec = next(s for s in TERMINAL_TOOLS if s.name == call.tool)
+        problem = spec.argument_error(call.arguments)
+        if problem:
+            return error(400, f"invalid arguments: {problem}")
+        try:
+            return handler(**call.arguments)
+        except FileNotFoundError as exc:
+            return error(404, str(exc))
+        except (IsADirectoryError, SandboxError) as exc:
+            return error(403, str(exc))
+
+    def _tool_run_command(self, command: str, timeout_sec: float = COMMAND_TIMEOUT_S) -> ToolResponse:
+        result = self.sandbox.shell().run(command, timeout=timeout_sec)
+        body: dict[str, Any] = {"exit_code": result.exit_code, "output": result.stdout}
+        if result.timed_out:
+            body["timed_out"] = True
+        if result.truncated:
+            body["truncated"] = True
+        return ok(body)
+
+    def _tool_read_file(self, path: str) -> ToolResponse:
+        data = self.sandbox.read_file(_absolute(path))
+        body: dict[str, Any] = {"content": data[:READ_CAP_BYTES].decode("utf-8", "replace")}
+        if len(data) > READ_CAP_BYTES:
+            body["truncated"] = True
+        return ok(body)
+
+    def _tool_write_file(self, path: str, content: str) -> ToolResponse:
+        self.sandbox.write_file(_absolute(path), content)
+        return ok({"written": len(content.encode())})
+
+    def run_reference(self) -> AgentOutcome:
+        """Copy solution/ to /solution and run solve.sh from /app."""
+        self.sandbox.put_dir(self.task.solution_dir, SOLUTION_DIR)
+        result = self.sandbox.exec(
+            f"bash {SOLUTION_DIR}/solve.sh",
+            timeout=self.task.config.solution.timeout_sec,
+            cwd=APP_DIR,
+            env=self.task.config.solution.env,
+        )
+        stop = StopReason.TIME_LIMIT if result.timed_out else StopReason.ANSWERED
+        message = {"role": "tool", "name": "solve.sh", "exit_code": result.exit_code}
+        return AgentOutcome(stop_reason=stop, turns=1, tool_calls=1, messages=[message])
+
+    def grade(self, answer: str | None) -> Grade:
+        """Run the task's verifier; the final answer plays no part in a Harbor grade."""
+        return run_verifier(self.sandbox, self.task)

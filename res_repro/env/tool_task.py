@@ -1,0 +1,288 @@
+"""Tool-API tasks (Claw-style): services over JSON fixtures, declared tools, a reference program, a grader.
+
+A task directory holds::
+
+    task.yaml            prompt, services, tools (each routed to a service operation), middleware
+    fixtures/<svc>.json  each service's collections: {"<collection>": [records...]}
+    solution/solve.py    def solve(call) -> str: the reference program; call(tool, **arguments)
+    grader.py            def grade(answer, audit, state) -> list of {"name", "weight", "passed"}
+
+The native score is the weighted share of grader checks passed, in [0, 1].
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from res_repro.agents.outcome import AgentOutcome, StopReason
+from res_repro.env.errors import TaskFormatError
+from res_repro.env.grade import Grade
+from res_repro.env.middleware import make_middleware
+from res_repro.env.services import OPERATIONS, FixtureService
+from res_repro.env.task import Task
+from res_repro.env.tools import AuditEntry, Dispatcher, ToolCall, ToolResponse, ToolSpec
+
+TASK_FILE = "task.yaml"
+FIXTURES_DIR = "fixtures"
+SOLUTION_FILE = "solution/solve.py"
+GRADER_FILE = "grader.py"
+
+
+class ToolDef(BaseModel):
+    """A tool and the service operation behind it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    description: str
+    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    service: str
+    operation: str
+    collection: str
+    id_field: str = "id"
+    filters: list[str] = Field(default_factory=list)
+    fields: list[str] | None = None
+    search_fields: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _known_operation(self) -> ToolDef:
+        if self.operation not in OPERATIONS:
+            raise ValueError(f"operation {self.operation!r} is not one of {sorted(OPERATIONS)}")
+        return self
+
+    def spec(self) -> ToolSpec:
+        """The agent-facing part."""
+        return ToolSpec(self.name, self.description, self.input_schema)
+
+
+class MiddlewareDef(BaseModel):
+    """One middleware layer by registry name, with its parameters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolTaskConfig(BaseModel):
+    """The whole task.yaml of a tool-API task."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str
+    family: str = ""
+    prompt: str
+    max_turns: int = Field(default=20, gt=0)
+    pass_threshold: float = Field(default=0.80, ge=0, le=1)
+    services: list[str]
+    tools: list[ToolDef]
+    middleware: list[MiddlewareDef] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _tools_use_declared_services(self) -> ToolTaskConfig:
+        for index, tool in enumerate(self.tools):
+            if tool.service not in self.services:
+                raise ValueError(
+                    f"tools.{index}.service: {tool.service!r} is not in services {self.services}"
+                )
+        return self
+
+
+def _validation_error(path: Path, exc: ValidationError) -> TaskFormatError:
+    first = exc.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or None
+    return TaskFormatError(path, field, f"{first['msg']} (got {first.get('input')!r})")
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TaskFormatError(path, None, "missing; every declared service needs its fixtures") from None
+    except json.JSONDecodeError as exc:
+        raise TaskFormatError(path, None, f"not valid JSON: {exc}") from None
+
+
+def is_tool_task_dir(path: Path) -> bool:
+    """True when ``path`` holds a tool-API task (a task.yaml with a ``tools`` list)."""
+    return (path / TASK_FILE).is_file() and (path / GRADER_FILE).is_file()
+
+
+def load_tool_task(task_dir: Path | str, benchmark: str = "tool") -> Task:
+    """Load and validate a tool-API task directory."""
+    root = Path(task_dir).resolve()
+    path = root / TASK_FILE
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TaskFormatError(path, None, "missing; a tool-API task needs task.yaml") from None
+    except yaml.YAMLError as exc:
+        raise TaskFormatError(path, None, f"not valid YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise TaskFormatError(path, None, "expected a mapping at the top level")
+    try:
+        config = ToolTaskConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise _validation_error(path, exc) from None
+    for service in config.services:
+        fixtures = _read_json(root / FIXTURES_DIR / f"{service}.json")
+        if not isinstance(fixtures, dict) or not all(isinstance(v, list) for v in fixtures.values()):
+            raise TaskFormatError(
+                root / FIXTURES_DIR / f"{service}.json", None, "expected {collection: [records]}"
+            )
+    if not (root / GRADER_FILE).is_file():
+        raise TaskFormatError(root / GRADER_FILE, None, "missing; a tool-API task needs its grader")
+    return Task(
+        task_id=config.task_id,
+        benchmark=benchmark,
+        instruction=config.prompt,
+        path=root,
+        config=config,
+        kind="tool",
+    )
+
+
+def write_tool_task(
+    dest: Path,
+    config: ToolTaskConfig,
+    fixtures: Mapping[str, Mapping[str, list[dict[str, Any]]]],
+    solution: str,
+    grader: str,
+) -> Path:
+    """Write a tool-API task directory from its parts (used by generators and RES)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    data = config.model_dump(mode="json", exclude_defaults=False)
+    (dest / TASK_FILE).write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    (dest / FIXTURES_DIR).mkdir(exist_ok=True)
+    for service, collections in fixtures.items():
+        text = json.dumps(collections, indent=1, ensure_ascii=False)
+        (dest / FIXTURES_DIR / f"{service}.json").write_text(text + "\n", encoding="utf-8")
+    (dest / "solution").mkdir(exist_ok=True)
+    (dest / SOLUTION_FILE).write_text(solution, encoding="utf-8")
+    (dest / GRADER_FILE).write_text(grader, encoding="utf-8")
+    return dest
+
+
+def copy_tool_task(task: Task, dest: Path) -> Path:
+    """Copy a tool-API task directory (RES edits the copy, never the original)."""
+    shutil.copytree(task.path, dest)
+    return dest
+
+
+def _load_module(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise TaskFormatError(path, None, "cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _function(path: Path, name: str) -> Callable[..., Any]:
+    module = _load_module(path, f"res_task_{hashlib.sha1(str(path).encode()).hexdigest()[:12]}_{path.stem}")
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise TaskFormatError(path, name, f"expected a function {name}(...)")
+    return function
+
+
+class ToolError(RuntimeError):
+    """Raised inside a reference program when a tool answers with an error status."""
+
+    def __init__(self, response: ToolResponse) -> None:
+        super().__init__(response.text())
+        self.response = response
+
+
+class ToolEnvironment:
+    """A fresh instance of a tool-API task's environment: services, middleware and dispatcher."""
+
+    def __init__(self, task: Task, seed: int = 0) -> None:
+        config: ToolTaskConfig = task.config
+        self.task = task
+        self.services = {
+            name: FixtureService(name, _read_json(task.path / FIXTURES_DIR / f"{name}.json"))
+            for name in config.services
+        }
+        routes = {tool.name: self._route(tool) for tool in config.tools}
+        layers = [make_middleware(layer.name, layer.params, seed) for layer in config.middleware]
+        self.dispatcher = Dispatcher([tool.spec() for tool in config.tools], routes, layers)
+
+    def _route(self, tool: ToolDef) -> Callable[[ToolCall], ToolResponse]:
+        service, operation = self.services[tool.service], OPERATIONS[tool.operation]
+        return lambda call: operation(service, tool, call)
+
+    @property
+    def tools(self) -> list[ToolSpec]:
+        """Every tool the agent may call."""
+        return self.dispatcher.specs
+
+    def call(self, call: ToolCall) -> ToolResponse:
+        """Dispatch one call through the middleware stack."""
+        return self.dispatcher.dispatch(call)
+
+    @property
+    def audit(self) -> list[AuditEntry]:
+        """Every call dispatched so far."""
+        return self.dispatcher.audit
+
+    def state(self) -> dict[str, Any]:
+        """A snapshot of every service's collections."""
+        return {name: service.snapshot() for name, service in self.services.items()}
+
+    def close(self) -> None:
+        """Nothing to release for in-process services."""
+
+    def run_reference(self) -> AgentOutcome:
+        """Run solution/solve.py against this environment; a tool error it does not handle ends it."""
+
+        def call(tool: str, **arguments: Any) -> Any:
+            response = self.call(ToolCall(tool, arguments))
+            if response.is_error:
+                raise ToolError(response)
+            return response.body
+
+        solve = _function(self.task.path / SOLUTION_FILE, "solve")
+        try:
+            answer: str | None = str(solve(call))
+            messages = [{"role": "assistant", "content": answer}]
+        except ToolError as exc:
+            answer, messages = None, [{"role": "tool", "content": f"unhandled tool error: {exc}"}]
+        return AgentOutcome(
+            stop_reason=StopReason.ANSWERED,
+            answer=answer,
+            turns=1,
+            tool_calls=len(self.audit),
+            messages=messages,
+        )
+
+    def grade(self, answer: str | None) -> Grade:
+        """Run grader.py on the final answer, the audit log and the services' state."""
+        config: ToolTaskConfig = self.task.config
+        grade_fn = _function(self.task.path / GRADER_FILE, "grade")
+        audit = [entry.to_dict() for entry in self.audit]
+        checks = grade_fn(answer or "", audit, self.state())
+        return grade_from_checks(checks, config.pass_threshold, self.task.path / GRADER_FILE)
+
+
+def grade_from_checks(checks: Sequence[Mapping[str, Any]], threshold: float, source: Path) -> Grade:
+    """Turn weighted checks into a native score (weighted share passed) and a verdict at ``threshold``."""
+    if not checks:
+        raise TaskFormatError(source, "grade", "returned no checks")
+    total = sum(float(c.get("weight", 1.0)) for c in checks)
+    earned = sum(float(c.get("weight", 1.0)) for c in checks if c["passed"])
+    score = earned / total if total > 0 else 0.0
+    return Grade(
+        score=score, passed=score >= threshold - 1e-9, evidence={"checks": [dict(c) for c in checks]}
+    )
