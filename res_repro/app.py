@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig
 
 from res_repro.config import register_configs
+from res_repro.errors import UserInputError
 from res_repro.pipelines import run_pipeline
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
@@ -17,5 +19,9 @@ register_configs()
 
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def hydra_main(cfg: DictConfig) -> None:
-    """Run one pipeline (or one job of a multirun) as configured."""
-    run_pipeline(cfg)
+    """Run one pipeline (or one job of a multirun) as configured; bad input ends it with one line."""
+    try:
+        run_pipeline(cfg)
+    except UserInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

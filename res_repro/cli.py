@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from res_repro.env.errors import TaskFormatError
+from res_repro.errors import UserInputError
 
 
 def _check(argv: list[str]) -> int:
@@ -33,7 +33,7 @@ def _check(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         tasks = resolve_target(args.target)
-    except (TaskFormatError, ValueError) as exc:
+    except UserInputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     verdicts = check_tasks(

@@ -61,6 +61,40 @@ class MetricsConfig:
 
 
 @dataclass
+class ModelConfig:
+    """A model behind a provider API. ``api_key_env`` names the key's variable (None: no key needed)."""
+
+    name: str = MISSING  # how tables name it, e.g. "GPT-5.6 Sol"
+    provider: str = "openai"  # openai (any OpenAI-compatible server too) | anthropic
+    model: str = MISSING  # the provider's model id
+    base_url: str | None = None
+    api_key_env: str | None = "OPENAI_API_KEY"
+    temperature: float | None = 0.0
+    max_output_tokens: int | None = 4096
+    timeout_s: float = 120.0
+
+
+@dataclass
+class RetryConfig:
+    """Bounded retries of model calls on 429, 5xx and timeouts."""
+
+    max_attempts: int = 5
+    base_delay_s: float = 1.0
+    max_delay_s: float = 30.0
+    jitter: float = 0.5
+
+
+@dataclass
+class AgentLoopConfig:
+    """Limits of one LLM agent episode: the paper uses 50 turns (60 for the scaling target)."""
+
+    max_turns: int = 50
+    time_limit_s: float = 1800.0
+    max_tool_output_chars: int = 8000
+    retry: RetryConfig = field(default_factory=RetryConfig)
+
+
+@dataclass
 class TrackingConfig:
     """MLflow: a SQLite tracking store at an absolute path inside the project."""
 
@@ -74,7 +108,9 @@ class Config:
     """The root config: one group per axis plus run-wide settings."""
 
     task_name: str = MISSING  # the pipeline to run (see res_repro.pipelines)
-    agents: list[str] = field(default_factory=lambda: ["oracle", "nop"])
+    agents: list[str] = field(default_factory=lambda: ["oracle", "nop"])  # scripted names or keys of models
+    models: dict[str, ModelConfig] = field(default_factory=dict)
+    agent_loop: AgentLoopConfig = field(default_factory=AgentLoopConfig)
     seed: int = 0
     workers: int = 2
     show_progress: bool = True
@@ -96,3 +132,5 @@ def register_configs() -> None:
     store.store(group="sandbox", name="base_sandbox", node=SandboxConfig)
     store.store(group="metrics", name="base_metrics", node=MetricsConfig)
     store.store(group="tracking", name="base_tracking", node=TrackingConfig)
+    store.store(group="agent_loop", name="base_agent_loop", node=AgentLoopConfig)
+    store.store(group="model", name="base_model", node=ModelConfig)

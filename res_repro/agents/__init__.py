@@ -1,20 +1,69 @@
-"""Agents, looked up by name in a registry."""
+"""Agents: scripted ones by registry name, LLM agents built from model configs."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
 from res_repro.agents.base import Agent
+from res_repro.agents.llm_agent import LLMAgent
 from res_repro.agents.outcome import AgentOutcome, StopReason
+from res_repro.agents.providers import make_provider
 from res_repro.agents.reference import NopAgent, OracleAgent
+from res_repro.agents.response_cache import ResponseCache
+from res_repro.agents.retry import RetryPolicy
+from res_repro.errors import UserInputError
 
-AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (OracleAgent, NopAgent)}
-
-
-def make_agent(name: str) -> Agent:
-    """Return a new agent by registry name; unknown names get an error listing the known ones."""
-    try:
-        return AGENTS[name]()
-    except KeyError:
-        raise ValueError(f"unknown agent {name!r}; expected one of {sorted(AGENTS)}") from None
+SCRIPTED_AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (OracleAgent, NopAgent)}
 
 
-__all__ = ["AGENTS", "Agent", "AgentOutcome", "StopReason", "make_agent"]
+def make_llm_agent(
+    key: str, model: Mapping[str, Any], loop: Mapping[str, Any], cache_dir: Path | None, seed: int
+) -> LLMAgent:
+    """An LLM agent from a model config and the loop limits; a missing key fails here, before any work."""
+    provider = make_provider(
+        model["provider"],
+        model=model["model"],
+        api_key_env=model.get("api_key_env"),
+        base_url=model.get("base_url"),
+        timeout_s=float(model.get("timeout_s", 120.0)),
+    )
+    return LLMAgent(
+        name=key,
+        model=model["model"],
+        provider=provider,
+        max_turns=int(loop["max_turns"]),
+        time_limit_s=float(loop["time_limit_s"]),
+        max_tool_output_chars=int(loop["max_tool_output_chars"]),
+        retry=RetryPolicy(**loop.get("retry", {})),
+        cache=ResponseCache(cache_dir) if cache_dir else None,
+        temperature=model.get("temperature"),
+        max_output_tokens=model.get("max_output_tokens"),
+        seed=seed,
+    )
+
+
+def build_agents(
+    names: Sequence[str],
+    *,
+    models: Mapping[str, Mapping[str, Any]] | None = None,
+    loop: Mapping[str, Any] | None = None,
+    cache_dir: Path | None = None,
+    seed: int = 0,
+) -> dict[str, Agent]:
+    """Build every named agent up front: scripted names from the registry, the rest from ``models``."""
+    models = models or {}
+    agents: dict[str, Agent] = {}
+    for name in names:
+        if name in SCRIPTED_AGENTS:
+            agents[name] = SCRIPTED_AGENTS[name]()
+        elif name in models:
+            agents[name] = make_llm_agent(name, models[name], loop or {}, cache_dir, seed)
+        else:
+            known = sorted({*SCRIPTED_AGENTS, *models})
+            raise UserInputError(f"agents: unknown agent {name!r}; expected one of {known}")
+    return agents
+
+
+__all__ = ["SCRIPTED_AGENTS", "Agent", "AgentOutcome", "LLMAgent", "StopReason", "build_agents"]

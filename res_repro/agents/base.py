@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import abc
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from res_repro.agents.outcome import AgentOutcome
 from res_repro.env.task import Task
@@ -15,8 +15,12 @@ if TYPE_CHECKING:
 class Agent(abc.ABC):
     """An agent. ``scripted`` agents are deterministic programs, labelled as such in every table."""
 
-    name: ClassVar[str]
+    name: str
     scripted: ClassVar[bool] = True
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Everything about this agent that can change an episode's outcome (part of the episode id)."""
+        return {"name": self.name}
 
     @abc.abstractmethod
     def run(self, task: Task, environment: Environment) -> AgentOutcome:

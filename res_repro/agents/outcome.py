@@ -13,6 +13,7 @@ class StopReason(StrEnum):
     ANSWERED = "answered"  # the agent finished on its own
     TURN_LIMIT = "turn_limit"
     TIME_LIMIT = "time_limit"
+    CONTEXT_LENGTH = "context_length"  # the conversation outgrew the model's context window
     PROVIDER_ERROR = "provider_error"  # infrastructure: the model's service failed after retries
     SANDBOX_ERROR = "sandbox_error"  # infrastructure: the sandbox failed
 
@@ -31,3 +32,5 @@ class AgentOutcome:
     turns: int = 0
     tool_calls: int = 0
     messages: list[dict[str, Any]] = field(default_factory=list)
+    accounting: dict[str, float] = field(default_factory=dict)  # tokens, model seconds, retries
+    error: str | None = None

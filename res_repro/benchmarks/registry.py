@@ -11,6 +11,7 @@ from res_repro.env.errors import TaskFormatError
 from res_repro.env.harbor import is_task_dir, load_task
 from res_repro.env.task import Task
 from res_repro.env.tool_task import is_tool_task_dir, load_tool_task
+from res_repro.errors import UserInputError
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
 
@@ -86,7 +87,7 @@ def load_benchmark(
     try:
         spec = BENCHMARKS[name]
     except KeyError:
-        raise ValueError(f"unknown benchmark {name!r}; expected one of {sorted(BENCHMARKS)}") from None
+        raise UserInputError(f"unknown benchmark {name!r}; expected one of {sorted(BENCHMARKS)}") from None
     params = dict(params or {})
     tasks = spec.loader(params, generated_dir or Path(project_root()) / ".cache" / "generated")
     limit = params.get("limit")
@@ -99,7 +100,7 @@ def resolve_target(target: str, generated_dir: Path | None = None) -> list[Task]
         return load_path(target)
     if target in BENCHMARKS:
         return load_benchmark(target, generated_dir=generated_dir)
-    raise ValueError(
+    raise UserInputError(
         f"{target!r} is neither a path nor a benchmark name; expected a task directory, "
         f"a folder of task directories, or one of {sorted(BENCHMARKS)}"
     )

@@ -15,6 +15,7 @@ from res_repro.agents.outcome import AgentOutcome
 from res_repro.env.grade import Grade
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolCall, ToolResponse, ToolSpec
+from res_repro.errors import UserInputError
 
 
 class Environment(Protocol):
@@ -68,7 +69,7 @@ def open_environment(task: Task, *, backend: str, seed: int = 0) -> AbstractCont
     try:
         opener = OPENERS[task.kind]
     except KeyError:
-        raise ValueError(
+        raise UserInputError(
             f"task {task.task_id}: unknown kind {task.kind!r}; expected one of {sorted(OPENERS)}"
         ) from None
     return opener(task, backend, seed)

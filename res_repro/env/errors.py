@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from res_repro.errors import UserInputError
 
-class TaskFormatError(ValueError):
+
+class TaskFormatError(UserInputError):
     """A task directory or file is malformed. The message is one line a user can act on."""
 
     def __init__(self, path: Path | str, field: str | None, expected: str) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from res_repro.env.tools import Handler, Middleware, ToolCall, ToolResponse, ToolSpec, error
+from res_repro.errors import UserInputError
 
 
 class TransientFailures:
@@ -52,5 +53,5 @@ def make_middleware(name: str, params: Mapping[str, Any], seed: int) -> Middlewa
     try:
         factory = MIDDLEWARE[name]
     except KeyError:
-        raise ValueError(f"unknown middleware {name!r}; expected one of {sorted(MIDDLEWARE)}") from None
+        raise UserInputError(f"unknown middleware {name!r}; expected one of {sorted(MIDDLEWARE)}") from None
     return factory(params, seed)

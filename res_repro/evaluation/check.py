@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from res_repro.agents import build_agents
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
@@ -60,7 +61,8 @@ def check_tasks(
 ) -> list[TaskValidity]:
     """Run oracle and nop on every task and return one verdict per task, in task order."""
     requests = [EpisodeRequest(task, agent) for task in tasks for agent in ("oracle", "nop")]
-    records = evaluate(requests, backend=backend, store=store, workers=workers)
+    agents = build_agents(["oracle", "nop"])
+    records = evaluate(requests, agents=agents, backend=backend, store=store, workers=workers)
     return [
         TaskValidity(task.task_id, oracle=records[2 * i], nop=records[2 * i + 1])
         for i, task in enumerate(tasks)

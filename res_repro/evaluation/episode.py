@@ -33,6 +33,8 @@ class EpisodeRecord:
     wall_seconds: float = 0.0
     error: str | None = None
     answer: str | None = None
+    accounting: dict[str, float] = field(default_factory=dict)
+    tools: list[dict[str, Any]] = field(default_factory=list)
     messages: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -83,10 +85,12 @@ def run_episode(
     started = time.perf_counter()
     try:
         with open_environment(task, backend=backend, seed=seed) as env:
+            record.tools = [tool.to_dict() for tool in env.tools]
             outcome = agent.run(task, env)
-            record.grade = env.grade(outcome.answer)
+            if not outcome.stop_reason.is_infrastructure:
+                record.grade = env.grade(outcome.answer)
         record.stop_reason = outcome.stop_reason.value
-        record.answer = outcome.answer
+        record.answer, record.error, record.accounting = outcome.answer, outcome.error, outcome.accounting
         record.turns, record.tool_calls = outcome.turns, outcome.tool_calls
         record.messages = outcome.messages
     except (SandboxError, OSError) as exc:

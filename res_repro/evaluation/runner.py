@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from res_repro.agents import make_agent
+from res_repro.agents.base import Agent
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.evaluation.store import EpisodeStore, episode_key
@@ -26,10 +26,10 @@ class EpisodeRequest:
     environment: str = "original"
 
 
-def _episode_id(request: EpisodeRequest, backend: str, seed: int) -> str:
+def _episode_id(request: EpisodeRequest, agent: Agent, backend: str, seed: int) -> str:
     return episode_key(
         task=request.task.content_hash,
-        agent=request.agent,
+        agent=agent.fingerprint(),
         environment=request.environment,
         backend=backend,
         seed=seed,
@@ -37,13 +37,13 @@ def _episode_id(request: EpisodeRequest, backend: str, seed: int) -> str:
 
 
 def _run_with_retries(
-    request: EpisodeRequest, episode_id: str, backend: str, seed: int, max_infra_retries: int
+    request: EpisodeRequest, agent: Agent, episode_id: str, backend: str, seed: int, max_infra_retries: int
 ) -> EpisodeRecord:
     """Run an episode, retrying infrastructure failures up to ``max_infra_retries`` times."""
     for _ in range(max_infra_retries + 1):
         record = run_episode(
             request.task,
-            make_agent(request.agent),
+            agent,
             backend=backend,
             episode_id=episode_id,
             environment=request.environment,
@@ -57,6 +57,7 @@ def _run_with_retries(
 def evaluate(
     requests: Sequence[EpisodeRequest],
     *,
+    agents: Mapping[str, Agent],
     backend: str,
     store: EpisodeStore,
     workers: int = 1,
@@ -69,7 +70,7 @@ def evaluate(
     Each finished record is written to the store at once, so an interrupted run loses nothing and a
     rerun redoes nothing.
     """
-    ids = [_episode_id(request, backend, seed) for request in requests]
+    ids = [_episode_id(request, agents[request.agent], backend, seed) for request in requests]
     records: dict[int, EpisodeRecord] = {}
     pending: list[int] = []
     for index, episode_id in enumerate(ids):
@@ -92,7 +93,15 @@ def evaluate(
     ):
         bar = progress.add_task("episodes", total=len(requests), completed=len(records), cached=len(records))
         futures = {
-            pool.submit(_run_with_retries, requests[i], ids[i], backend, seed, max_infra_retries): i
+            pool.submit(
+                _run_with_retries,
+                requests[i],
+                agents[requests[i].agent],
+                ids[i],
+                backend,
+                seed,
+                max_infra_retries,
+            ): i
             for i in pending
         }
         for future in as_completed(futures):

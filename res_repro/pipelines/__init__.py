@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from omegaconf import DictConfig
 
+from res_repro.errors import UserInputError
 from res_repro.pipelines.table1 import run_table1
 
 PIPELINES: dict[str, Callable[[DictConfig], object]] = {"table1": run_table1}
@@ -16,7 +17,7 @@ def run_pipeline(cfg: DictConfig) -> object:
     try:
         pipeline = PIPELINES[cfg.task_name]
     except KeyError:
-        raise ValueError(
+        raise UserInputError(
             f"task_name: unknown pipeline {cfg.task_name!r}; expected one of {sorted(PIPELINES)}"
         ) from None
     return pipeline(cfg)

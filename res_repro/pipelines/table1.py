@@ -7,12 +7,12 @@ showing numbers.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf
 
-from res_repro.agents import AGENTS
+from res_repro.agents import Agent, build_agents
 from res_repro.benchmarks.registry import load_benchmark
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import rate_with_ci
@@ -32,7 +32,7 @@ def _pct(value: float) -> str:
 
 
 def build_table1(
-    records: Sequence[EpisodeRecord], *, benchmark: str, agents: Sequence[str], confidence: float
+    records: Sequence[EpisodeRecord], *, benchmark: str, agents: Mapping[str, Agent], confidence: float
 ) -> tuple[Table, dict[str, float]]:
     """Aggregate episode records into Table 1 rows and the metrics to log."""
     metric_key, label = PASS_METRIC[benchmark]
@@ -43,7 +43,7 @@ def build_table1(
     metrics: dict[str, float] = {}
     for agent in agents:
         mine = [r for r in records if r.agent == agent and not r.infrastructure_failure]
-        kind = "scripted" if AGENTS[agent].scripted else "model"
+        kind = "scripted" if agents[agent].scripted else "model"
         estimate = rate_with_ci([r.passed for r in mine], confidence)
         interval = f"[{_pct(estimate.low)}, {_pct(estimate.high)}]"
         table.add_row(agent, kind, "original", estimate.n, _pct(estimate.value), interval, "")
@@ -57,7 +57,7 @@ def build_table1(
                 row["model"], "model", env, "", "not run: needs the model's API key", "", row[metric_key]
             )
     table.notes = [
-        f"Rows marked 'scripted' ({', '.join(a for a in agents if AGENTS[a].scripted)}) are deterministic "
+        f"Rows marked 'scripted' ({', '.join(a for a in agents if agents[a].scripted)}) are deterministic "
         "reference agents, not models: oracle runs each task's reference solution, nop does nothing.",
         "The 'paper' column holds the RES paper's reported figures for its models on Terminal-Bench 2.1 "
         "(one 50-turn attempt per task); they are not results of this harness.",
@@ -75,12 +75,17 @@ def _write_episodes(records: Sequence[EpisodeRecord], path: Path) -> Path:
 
 def run_table1(cfg: DictConfig) -> Table:
     """Evaluate every configured agent on the benchmark's original environments and report Table 1."""
+    models = OmegaConf.to_container(cfg.models, resolve=True)
+    loop = OmegaConf.to_container(cfg.agent_loop, resolve=True)
+    cache = Path(cfg.paths.cache_dir)
+    agents = build_agents(cfg.agents, models=models, loop=loop, cache_dir=cache / "responses", seed=cfg.seed)
     params = OmegaConf.to_container(cfg.benchmark, resolve=True)
-    tasks = load_benchmark(cfg.benchmark.name, params, generated_dir=Path(cfg.paths.cache_dir) / "generated")
+    tasks = load_benchmark(cfg.benchmark.name, params, generated_dir=cache / "generated")
     requests = [EpisodeRequest(task, agent) for agent in cfg.agents for task in tasks]
-    store = EpisodeStore(Path(cfg.paths.cache_dir) / "episodes")
+    store = EpisodeStore(cache / "episodes")
     records = evaluate(
         requests,
+        agents=agents,
         backend=cfg.sandbox.backend,
         store=store,
         workers=cfg.workers,
@@ -89,7 +94,7 @@ def run_table1(cfg: DictConfig) -> Table:
         show_progress=cfg.show_progress,
     )
     table, metrics = build_table1(
-        records, benchmark=cfg.benchmark.name, agents=cfg.agents, confidence=cfg.metrics.confidence
+        records, benchmark=cfg.benchmark.name, agents=agents, confidence=cfg.metrics.confidence
     )
     out = Path(cfg.paths.output_dir)
     artifacts = [*table.write(out, "table1"), _write_episodes(records, out / "episodes.jsonl")]

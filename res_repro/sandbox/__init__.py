@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from res_repro.errors import UserInputError
 from res_repro.sandbox.base import (
     AGENT_LOGS_DIR,
     APP_DIR,
@@ -29,7 +30,7 @@ def make_sandbox(backend: str, spec: SandboxSpec) -> Sandbox:
         factory = SANDBOX_BACKENDS[backend]
     except KeyError:
         known = ", ".join(sorted(SANDBOX_BACKENDS))
-        raise ValueError(f"unknown sandbox backend {backend!r}; known backends: {known}") from None
+        raise UserInputError(f"unknown sandbox backend {backend!r}; known backends: {known}") from None
     return factory(spec)
 
 

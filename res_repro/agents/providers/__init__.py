@@ -1,0 +1,63 @@
+"""Model providers by name: ``openai`` (also any OpenAI-compatible server) and ``anthropic``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from res_repro.agents.providers.anthropic_messages import AnthropicMessagesProvider
+from res_repro.agents.providers.base import (
+    ContextLengthError,
+    ModelRequest,
+    ModelResponse,
+    Provider,
+    ProviderError,
+    RetryableProviderError,
+    ToolCallRequest,
+    Usage,
+)
+from res_repro.agents.providers.openai_chat import OpenAIChatProvider
+from res_repro.errors import MissingKeyError, UserInputError
+
+PROVIDERS: dict[str, Callable[..., Provider]] = {
+    "openai": OpenAIChatProvider,
+    "anthropic": AnthropicMessagesProvider,
+}
+
+NO_KEY = "not-needed"  # sent to local OpenAI-compatible servers that take no key
+
+
+def api_key(model: str, variable: str | None) -> str:
+    """The key from ``variable``; a clear :class:`MissingKeyError` naming it when unset."""
+    if variable is None:
+        return NO_KEY
+    value = os.environ.get(variable, "")
+    if not value:
+        raise MissingKeyError(f"model {model!r} needs its API key in the environment variable {variable}")
+    return value
+
+
+def make_provider(
+    provider: str, *, model: str, api_key_env: str | None, base_url: str | None, timeout_s: float
+) -> Provider:
+    """Build a provider client; fails before any work when the provider is unknown or the key missing."""
+    try:
+        factory = PROVIDERS[provider]
+    except KeyError:
+        raise UserInputError(f"unknown provider {provider!r}; expected one of {sorted(PROVIDERS)}") from None
+    return factory(api_key=api_key(model, api_key_env), base_url=base_url, timeout_s=timeout_s)
+
+
+__all__ = [
+    "PROVIDERS",
+    "ContextLengthError",
+    "MissingKeyError",
+    "ModelRequest",
+    "ModelResponse",
+    "Provider",
+    "ProviderError",
+    "RetryableProviderError",
+    "ToolCallRequest",
+    "Usage",
+    "make_provider",
+]

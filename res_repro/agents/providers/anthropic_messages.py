@@ -1,0 +1,120 @@
+"""Anthropic messages with tool use, through the official ``anthropic`` SDK.
+
+Translates the neutral (OpenAI chat) conversation: the system prompt becomes ``system``, assistant tool
+calls become ``tool_use`` blocks, and consecutive tool messages become one user turn of ``tool_result``
+blocks.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anthropic
+
+from res_repro.agents.providers.base import (
+    ModelRequest,
+    ModelResponse,
+    Provider,
+    RetryableProviderError,
+    ToolCallRequest,
+    Usage,
+    classify_status,
+    retry_after_seconds,
+)
+
+DEFAULT_MAX_TOKENS = 4096
+
+
+def _tool_input(arguments: str) -> dict[str, Any]:
+    try:
+        parsed = json.loads(arguments)
+    except json.JSONDecodeError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _assistant_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    if message.get("content"):
+        blocks.append({"type": "text", "text": message["content"]})
+    for call in message.get("tool_calls", ()):
+        function = call["function"]
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": call["id"],
+                "name": function["name"],
+                "input": _tool_input(function["arguments"]),
+            }
+        )
+    return blocks
+
+
+def to_anthropic(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """Split the neutral conversation into Anthropic's ``system`` text and ``messages`` list."""
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+    converted: list[dict[str, Any]] = []
+    for message in messages:
+        role = message["role"]
+        if role == "user":
+            converted.append({"role": "user", "content": message["content"]})
+        elif role == "assistant":
+            converted.append({"role": "assistant", "content": _assistant_blocks(message)})
+        elif role == "tool":
+            result = {
+                "type": "tool_result",
+                "tool_use_id": message["tool_call_id"],
+                "content": message["content"],
+            }
+            previous = converted[-1] if converted else None
+            if previous and previous["role"] == "user" and isinstance(previous["content"], list):
+                previous["content"].append(result)
+            else:
+                converted.append({"role": "user", "content": [result]})
+    return system, converted
+
+
+class AnthropicMessagesProvider(Provider):
+    """The messages API; SDK retries are off (the harness retries)."""
+
+    name = "anthropic"
+
+    def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0) -> None:
+        self.base_url = base_url
+        self._client = anthropic.Anthropic(
+            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0
+        )
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        """One messages call; SDK errors are mapped to :class:`ProviderError` subclasses."""
+        system, messages = to_anthropic(list(request.messages))
+        options: dict[str, Any] = {"max_tokens": request.max_output_tokens or DEFAULT_MAX_TOKENS}
+        if system:
+            options["system"] = system
+        if request.temperature is not None:
+            options["temperature"] = request.temperature
+        if request.tools:
+            options["tools"] = [
+                {"name": s.name, "description": s.description, "input_schema": dict(s.input_schema)}
+                for s in request.tools
+            ]
+        try:
+            reply = self._client.messages.create(model=request.model, messages=messages, **options)
+        except anthropic.APIStatusError as exc:
+            headers = exc.response.headers if exc.response is not None else None
+            raise classify_status(exc.status_code, str(exc), retry_after_seconds(headers)) from exc
+        except (anthropic.APITimeoutError, anthropic.APIConnectionError) as exc:
+            raise RetryableProviderError(f"{type(exc).__name__}: {exc}") from exc
+        texts = [block.text for block in reply.content if block.type == "text"]
+        calls = tuple(
+            ToolCallRequest(block.id, block.name, json.dumps(block.input))
+            for block in reply.content
+            if block.type == "tool_use"
+        )
+        usage = Usage(
+            reply.usage.input_tokens or 0,
+            reply.usage.output_tokens or 0,
+            getattr(reply.usage, "cache_read_input_tokens", 0) or 0,
+        )
+        return ModelResponse("\n".join(texts) or None, calls, usage, reply.stop_reason)

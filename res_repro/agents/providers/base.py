@@ -1,0 +1,152 @@
+"""What every model provider takes and returns, in one neutral form, and how its failures are classified.
+
+Conversations are kept in the OpenAI chat format (system, user, assistant with ``tool_calls``, tool
+messages), which is also the fine-tuning export format; each provider translates to its own wire format.
+"""
+
+from __future__ import annotations
+
+import abc
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from res_repro.env.tools import ToolSpec
+
+
+class ProviderError(RuntimeError):
+    """A model call failed. ``retryable`` errors (429, 5xx, timeouts, resets) are retried with backoff."""
+
+    retryable = False
+
+    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+
+class RetryableProviderError(ProviderError):
+    """Rate limits, server errors, timeouts and dropped connections."""
+
+    retryable = True
+
+
+class ContextLengthError(ProviderError):
+    """The conversation no longer fits the model's context window: the episode ends, nothing is retried."""
+
+
+@dataclass(frozen=True)
+class ToolCallRequest:
+    """A tool call as the model wrote it; ``arguments`` is the raw JSON text (it may be malformed)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens of one response (or of a whole episode, summed)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cached_tokens + other.cached_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class ModelResponse:
+    """One model response: text, tool calls, token usage, and why generation stopped."""
+
+    text: str | None
+    tool_calls: tuple[ToolCallRequest, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict (for the response cache)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ModelResponse:
+        """Rebuild a response written by :meth:`to_dict`."""
+        return cls(
+            text=data["text"],
+            tool_calls=tuple(ToolCallRequest(**call) for call in data["tool_calls"]),
+            usage=Usage(**data["usage"]),
+            finish_reason=data["finish_reason"],
+        )
+
+    def as_message(self) -> dict[str, Any]:
+        """The assistant message in the neutral (OpenAI chat) format."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.text}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in self.tool_calls
+            ]
+        return message
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """Everything that determines a response; its hash keys the response cache."""
+
+    model: str
+    messages: tuple[dict[str, Any], ...]
+    tools: tuple[ToolSpec, ...]
+    temperature: float | None = None
+    max_output_tokens: int | None = None
+
+    def key(self, provider: str, base_url: str | None) -> str:
+        """A SHA-256 over the provider, endpoint and the full request."""
+        blob = {
+            "provider": provider,
+            "base_url": base_url,
+            "model": self.model,
+            "messages": self.messages,
+            "tools": [tool.to_dict() for tool in self.tools],
+            "temperature": self.temperature,
+            "max_output_tokens": self.max_output_tokens,
+        }
+        return hashlib.sha256(json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class Provider(abc.ABC):
+    """A model API reached through its official SDK."""
+
+    name: str
+    base_url: str | None = None
+
+    @abc.abstractmethod
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        """Send one request; raise a :class:`ProviderError` subclass on failure (no retries here)."""
+
+
+def retry_after_seconds(headers: Any) -> float | None:
+    """Read a ``Retry-After`` header given in seconds (dates are ignored)."""
+    value = headers.get("retry-after") if headers is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def classify_status(status: int, message: str, retry_after: float | None) -> ProviderError:
+    """Map an HTTP error status and message to the right :class:`ProviderError`."""
+    lowered = message.lower()
+    if status in (400, 413) and any(
+        marker in lowered
+        for marker in ("context length", "context_length", "prompt is too long", "too many tokens")
+    ):
+        return ContextLengthError(message, status=status)
+    if status in (408, 409, 429) or status >= 500:
+        return RetryableProviderError(message, status=status, retry_after=retry_after)
+    return ProviderError(message, status=status)

@@ -1,0 +1,82 @@
+"""OpenAI chat completions with tools, through the official ``openai`` SDK.
+
+The same class serves any OpenAI-compatible server (vLLM, SGLang, Ollama, hosted APIs) through
+``base_url``. The SDK's own retries are off: the harness retries with its own bounded policy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+
+from res_repro.agents.providers.base import (
+    ModelRequest,
+    ModelResponse,
+    Provider,
+    ProviderError,
+    RetryableProviderError,
+    ToolCallRequest,
+    Usage,
+    classify_status,
+    retry_after_seconds,
+)
+
+
+def _tool(spec: Any) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": dict(spec.input_schema),
+        },
+    }
+
+
+def _usage(usage: Any) -> Usage:
+    if usage is None:
+        return Usage()
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", 0) or 0
+    return Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, cached)
+
+
+class OpenAIChatProvider(Provider):
+    """Chat completions; ``api_key`` may be a placeholder for local servers that ignore it."""
+
+    name = "openai"
+
+    def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0) -> None:
+        self.base_url = base_url
+        self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        """One chat completion; SDK errors are mapped to :class:`ProviderError` subclasses."""
+        options: dict[str, Any] = {}
+        if request.temperature is not None:
+            options["temperature"] = request.temperature
+        if request.max_output_tokens is not None:
+            options["max_completion_tokens"] = request.max_output_tokens
+        if request.tools:
+            options["tools"] = [_tool(spec) for spec in request.tools]
+        try:
+            completion = self._client.chat.completions.create(
+                model=request.model, messages=list(request.messages), **options
+            )
+        except openai.APIStatusError as exc:
+            headers = exc.response.headers if exc.response is not None else None
+            raise classify_status(exc.status_code, str(exc), retry_after_seconds(headers)) from exc
+        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+            raise RetryableProviderError(f"{type(exc).__name__}: {exc}") from exc
+        if not completion.choices:
+            raise RetryableProviderError("the response had no choices")
+        choice = completion.choices[0]
+        calls = tuple(
+            ToolCallRequest(call.id, call.function.name, call.function.arguments or "")
+            for call in choice.message.tool_calls or ()
+            if getattr(call, "function", None) is not None
+        )
+        if choice.finish_reason == "length" and not choice.message.content and not calls:
+            raise ProviderError("the response hit the output token limit before saying anything")
+        return ModelResponse(choice.message.content, calls, _usage(completion.usage), choice.finish_reason)
