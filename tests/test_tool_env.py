@@ -70,7 +70,10 @@ def test_each_environment_starts_from_the_fixtures(tmp_path):
 
 
 def test_transient_failures_are_seeded_and_bounded(tmp_path):
-    layer = {"name": "transient_failures", "params": {"tools": ["crm_get"], "rate": 1.0, "max_consecutive": 2}}
+    layer = {
+        "name": "transient_failures",
+        "params": {"tools": ["crm_get"], "rate": 1.0, "max_consecutive": 2},
+    }
     env = _env(tmp_path, middleware=[layer])
     statuses = [env.call(ToolCall("crm_get", {"id": "C1"})).status for _ in range(3)]
     assert statuses[:2] in ([429, 429], [429, 503], [503, 429], [503, 503])

@@ -79,7 +79,9 @@ def tool_defs() -> list[ToolDef]:
     ]
 
 
-def make_tool_task(root: Path, name: str = "renewal-mail", middleware: list[dict[str, Any]] | None = None) -> Path:
+def make_tool_task(
+    root: Path, name: str = "renewal-mail", middleware: list[dict[str, Any]] | None = None
+) -> Path:
     """Write the test task under ``root/name`` and return its folder."""
     config = ToolTaskConfig(
         task_id=name,
