@@ -45,7 +45,24 @@ def _check(argv: list[str]) -> int:
     return 0 if all(v.valid for v in verdicts) else 1
 
 
-SUBCOMMANDS = {"check": _check}
+def _export_sft(argv: list[str]) -> int:
+    """Export model episodes from an episodes.jsonl file as chat fine-tuning JSONL (messages + tools)."""
+    from res_repro.sft.export import export_chat_jsonl, read_episodes
+
+    parser = argparse.ArgumentParser(prog="res-repro export-sft", description=_export_sft.__doc__)
+    parser.add_argument("episodes", type=Path, help="an episodes.jsonl written by a run")
+    parser.add_argument("out", type=Path, help="the chat JSONL file to write")
+    parser.add_argument("--all", action="store_true", help="keep episodes that did not pass too")
+    args = parser.parse_args(argv)
+    if not args.episodes.is_file():
+        print(f"error: {args.episodes}: not found; expected an episodes.jsonl file", file=sys.stderr)
+        return 2
+    written = export_chat_jsonl(read_episodes(args.episodes), args.out, only_passed=not args.all)
+    print(f"{written} episodes written to {args.out}")
+    return 0
+
+
+SUBCOMMANDS = {"check": _check, "export-sft": _export_sft}
 
 
 def main() -> None:

@@ -1,0 +1,1 @@
+"""Fine-tuning data from episodes: export to the chat format with tools, and the training recipe."""

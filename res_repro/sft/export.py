@@ -1,0 +1,75 @@
+"""Export episodes as chat fine-tuning records: OpenAI ``messages`` with tool calls, plus ``tools``.
+
+One JSONL line per episode: ``{"messages": [...], "tools": [...], "metadata": {...}}``. Only episodes of
+model agents carry a conversation worth training on; scripted agents' episodes are skipped, and by
+default so are episodes that did not pass.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from res_repro.evaluation.episode import EpisodeRecord
+
+CHAT_ROLES = {"system", "user", "assistant", "tool"}
+
+
+def openai_tools(tools: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tool specs in the OpenAI function-calling schema."""
+    return [
+        {
+            "type": "function",
+            "function": {"name": t["name"], "description": t["description"], "parameters": t["input_schema"]},
+        }
+        for t in tools
+    ]
+
+
+def chat_record(record: EpisodeRecord, submit_tool: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One fine-tuning example: the conversation, the tools offered, and where it came from."""
+    tools = [*record.tools, *([submit_tool] if submit_tool else [])]
+    return {
+        "messages": [m for m in record.messages if m.get("role") in CHAT_ROLES],
+        "tools": openai_tools(tools),
+        "metadata": {
+            "task_id": record.task_id,
+            "benchmark": record.benchmark,
+            "environment": record.environment,
+            "agent": record.agent,
+            "score": record.score,
+            "passed": record.passed,
+            "stop_reason": record.stop_reason,
+        },
+    }
+
+
+def trainable(record: EpisodeRecord, *, only_passed: bool) -> bool:
+    """True for finished, graded model episodes (that passed, when ``only_passed``)."""
+    if record.scripted or record.infrastructure_failure or record.grade is None or not record.messages:
+        return False
+    return record.passed or not only_passed
+
+
+def read_episodes(path: Path) -> Iterator[EpisodeRecord]:
+    """Episode records from an ``episodes.jsonl`` file."""
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                yield EpisodeRecord.from_dict(json.loads(line))
+
+
+def export_chat_jsonl(records: Iterable[EpisodeRecord], out: Path, *, only_passed: bool = True) -> int:
+    """Write the trainable records as chat JSONL; return how many were written."""
+    from res_repro.agents.llm_agent import SUBMIT
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    written = 0
+    with out.open("w", encoding="utf-8") as handle:
+        for record in records:
+            if trainable(record, only_passed=only_passed):
+                handle.write(json.dumps(chat_record(record, SUBMIT.to_dict()), ensure_ascii=False) + "\n")
+                written += 1
+    return written
