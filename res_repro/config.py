@@ -43,6 +43,16 @@ class BenchmarkConfig:
 
 
 @dataclass
+class AgentCEConfig(BenchmarkConfig):
+    """The AgentCE-style generator: H hidden slots, B decoys, how many instances, and their seed."""
+
+    H: int = 4
+    B: int = 2
+    instances: int = 10
+    seed: int = 0
+
+
+@dataclass
 class SandboxConfig:
     """Which isolation backend runs episodes, and how infrastructure failures are retried."""
 
@@ -129,6 +139,7 @@ def register_configs() -> None:
     store.store(name="base_config", node=Config)
     store.store(group="paths", name="base_paths", node=PathsConfig)
     store.store(group="benchmark", name="base_benchmark", node=BenchmarkConfig)
+    store.store(group="benchmark", name="base_agentce", node=AgentCEConfig)
     store.store(group="sandbox", name="base_sandbox", node=SandboxConfig)
     store.store(group="metrics", name="base_metrics", node=MetricsConfig)
     store.store(group="tracking", name="base_tracking", node=TrackingConfig)

@@ -38,15 +38,19 @@ def with_constants(template: Path, **constants: Any) -> str:
 
     Generators use it to give each task its own reference program and grader from one shared body.
     """
-    header = "".join(f"{name} = {value!r}\n" for name, value in constants.items())
-    return f"# Task-specific constants.\n{header}\n{template.read_text(encoding='utf-8')}"
+    values = "".join(f"{name} = {value!r}\n" for name, value in constants.items())
+    header = f"# Task-specific constants.\n{values}"
+    lines = template.read_text(encoding="utf-8").splitlines(keepends=True)
+    future = [i for i, line in enumerate(lines) if line.startswith("from __future__ import")]
+    cut = future[-1] + 1 if future else 0  # __future__ imports must stay first
+    return "".join(lines[:cut]) + header + "\n" + "".join(lines[cut:])
 
 
 def source_hash(paths: Iterable[Path], params: Mapping[str, Any]) -> str:
-    """A hash of generator source files (sorted by name) and parameters."""
+    """A hash of generator sources (file names and contents, not locations) and parameters."""
     digest = hashlib.sha256(json.dumps(dict(params), sort_keys=True, default=str).encode())
-    for path in sorted(paths, key=lambda p: p.as_posix()):
-        digest.update(path.as_posix().encode())
+    for path in sorted(paths, key=lambda p: p.name):
+        digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from res_repro.benchmarks.agentce import load_agentce
 from res_repro.env.errors import TaskFormatError
 from res_repro.env.harbor import is_task_dir, load_task
 from res_repro.env.task import Task
@@ -74,6 +75,15 @@ register(
         "workspace_bundled",
         "offline Workspace-style tasks over interdependent files, graded by rubric items",
         _bundled("workspace", "workspace_bundled"),
+    )
+)
+
+
+register(
+    BenchmarkSpec(
+        "agentce",
+        "AgentCE-style grid scheduling: H hidden slots, B decoys, tools answered from static JSON",
+        load_agentce,
     )
 )
 
