@@ -53,6 +53,23 @@ class AgentCEConfig(BenchmarkConfig):
 
 
 @dataclass
+class ClawBundledConfig(BenchmarkConfig):
+    """The bundled Claw-style suite: instances per family and their seed."""
+
+    tasks_per_family: int = 5
+    seed: int = 0
+
+
+@dataclass
+class ClawEvalLiveConfig(BenchmarkConfig):
+    """Claw-Eval-Live from the user's checkout; ``threshold`` is the pass threshold on native scores."""
+
+    checkout: str = MISSING
+    task_filter: str | None = None
+    threshold: float = 0.80
+
+
+@dataclass
 class SandboxConfig:
     """Which isolation backend runs episodes, and how infrastructure failures are retried."""
 
@@ -140,6 +157,8 @@ def register_configs() -> None:
     store.store(group="paths", name="base_paths", node=PathsConfig)
     store.store(group="benchmark", name="base_benchmark", node=BenchmarkConfig)
     store.store(group="benchmark", name="base_agentce", node=AgentCEConfig)
+    store.store(group="benchmark", name="base_claw_bundled", node=ClawBundledConfig)
+    store.store(group="benchmark", name="base_claw_eval_live", node=ClawEvalLiveConfig)
     store.store(group="sandbox", name="base_sandbox", node=SandboxConfig)
     store.store(group="metrics", name="base_metrics", node=MetricsConfig)
     store.store(group="tracking", name="base_tracking", node=TrackingConfig)

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.benchmarks.agentce import load_agentce
+from res_repro.benchmarks.claw import load_claw_bundled
+from res_repro.benchmarks.claw_eval_live import load_claw_eval_live_benchmark
 from res_repro.env.errors import TaskFormatError
 from res_repro.env.harbor import is_task_dir, load_task
 from res_repro.env.task import Task
@@ -81,9 +83,27 @@ register(
 
 register(
     BenchmarkSpec(
+        "claw_bundled",
+        "offline Claw-style workflows over in-process mail, CRM, finance, calendar, helpdesk, HR and "
+        "inventory services, scored by a native score in [0, 1]",
+        load_claw_bundled,
+    )
+)
+register(
+    BenchmarkSpec(
         "agentce",
         "AgentCE-style grid scheduling: H hidden slots, B decoys, tools answered from static JSON",
         load_agentce,
+    )
+)
+
+
+register(
+    BenchmarkSpec(
+        "claw_eval_live",
+        "Claw-Eval-Live tasks from a local checkout (benchmark.checkout=...): mock HTTP services on free "
+        "ports, graded by each task's own grader",
+        load_claw_eval_live_benchmark,
     )
 )
 

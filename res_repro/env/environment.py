@@ -61,7 +61,18 @@ def _terminal_environment(task: Task, backend: str, seed: int) -> Iterator[Envir
 
 Opener = Callable[[Task, str, int], AbstractContextManager[Environment]]
 
-OPENERS: dict[str, Opener] = {"harbor": _terminal_environment, "tool": _tool_environment}
+
+def _claw_eval_live_environment(task: Task, backend: str, seed: int) -> AbstractContextManager[Environment]:
+    from res_repro.benchmarks.claw_eval_live import open_claw_eval_live
+
+    return open_claw_eval_live(task, backend, seed)
+
+
+OPENERS: dict[str, Opener] = {
+    "harbor": _terminal_environment,
+    "tool": _tool_environment,
+    "claw_eval_live": _claw_eval_live_environment,
+}
 
 
 def open_environment(task: Task, *, backend: str, seed: int = 0) -> AbstractContextManager[Environment]:

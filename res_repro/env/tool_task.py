@@ -13,7 +13,6 @@ The native score is the weighted share of grader checks passed, in [0, 1].
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import shutil
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +35,7 @@ TASK_FILE = "task.yaml"
 FIXTURES_DIR = "fixtures"
 SOLUTION_FILE = "solution/solve.py"
 GRADER_FILE = "grader.py"
+ADAPTERS_FILE = "solution/adapters.json"  # scaled environments: operators the reference goes through
 
 
 class ToolDef(BaseModel):
@@ -180,16 +180,26 @@ def copy_tool_task(task: Task, dest: Path) -> Path:
     return dest
 
 
+def read_adapters(task_dir: Path) -> list[dict[str, Any]]:
+    """The reference adapters of a scaled tool-API task, oldest first (empty for an original task)."""
+    path = task_dir / ADAPTERS_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+
+
 def _load_module(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise TaskFormatError(path, None, "cannot be imported as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    """Execute a task's Python file as a fresh module, writing no bytecode into the task directory."""
+    try:
+        code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    except (OSError, SyntaxError) as exc:
+        raise TaskFormatError(path, None, f"cannot be loaded as Python: {exc}") from None
+    module = ModuleType(name)
+    module.__file__ = str(path)
+    exec(code, module.__dict__)
     return module
 
 
-def _function(path: Path, name: str) -> Callable[..., Any]:
+def load_function(path: Path, name: str) -> Callable[..., Any]:
+    """The function ``name`` defined in the task file ``path``."""
     module = _load_module(path, f"res_task_{hashlib.sha1(str(path).encode()).hexdigest()[:12]}_{path.stem}")
     function = getattr(module, name, None)
     if not callable(function):
@@ -203,6 +213,38 @@ class ToolError(RuntimeError):
     def __init__(self, response: ToolResponse) -> None:
         super().__init__(response.text())
         self.response = response
+
+
+def run_reference_program(
+    task_dir: Path, dispatch: Callable[[ToolCall], ToolResponse], calls_made: Callable[[], int]
+) -> AgentOutcome:
+    """Run ``solution/solve.py`` through ``dispatch``, wrapped in the adapters of a scaled environment.
+
+    The program calls ``call(tool, **arguments)``; an error response raises :class:`ToolError`, and one
+    the program does not handle ends the run without an answer.
+    """
+
+    def call(tool: str, **arguments: Any) -> Any:
+        response = dispatch(ToolCall(tool, arguments))
+        if response.is_error:
+            raise ToolError(response)
+        return response.body
+
+    adapters = read_adapters(task_dir)
+    if adapters:
+        from res_repro.res.operators import OPERATORS
+
+        for adapter in reversed(adapters):  # the oldest change ends up nearest the program
+            call = OPERATORS[adapter["operator"]].adapt(call, adapter["params"])
+    solve = load_function(task_dir / SOLUTION_FILE, "solve")
+    try:
+        answer: str | None = str(solve(call))
+        messages = [{"role": "assistant", "content": answer}]
+    except ToolError as exc:
+        answer, messages = None, [{"role": "tool", "content": f"unhandled tool error: {exc}"}]
+    return AgentOutcome(
+        stop_reason=StopReason.ANSWERED, answer=answer, turns=1, tool_calls=calls_made(), messages=messages
+    )
 
 
 class ToolEnvironment:
@@ -246,31 +288,12 @@ class ToolEnvironment:
 
     def run_reference(self) -> AgentOutcome:
         """Run solution/solve.py against this environment; a tool error it does not handle ends it."""
-
-        def call(tool: str, **arguments: Any) -> Any:
-            response = self.call(ToolCall(tool, arguments))
-            if response.is_error:
-                raise ToolError(response)
-            return response.body
-
-        solve = _function(self.task.path / SOLUTION_FILE, "solve")
-        try:
-            answer: str | None = str(solve(call))
-            messages = [{"role": "assistant", "content": answer}]
-        except ToolError as exc:
-            answer, messages = None, [{"role": "tool", "content": f"unhandled tool error: {exc}"}]
-        return AgentOutcome(
-            stop_reason=StopReason.ANSWERED,
-            answer=answer,
-            turns=1,
-            tool_calls=len(self.audit),
-            messages=messages,
-        )
+        return run_reference_program(self.task.path, self.call, lambda: len(self.audit))
 
     def grade(self, answer: str | None) -> Grade:
         """Run grader.py on the final answer, the audit log and the services' state."""
         config: ToolTaskConfig = self.task.config
-        grade_fn = _function(self.task.path / GRADER_FILE, "grade")
+        grade_fn = load_function(self.task.path / GRADER_FILE, "grade")
         audit = [entry.to_dict() for entry in self.audit]
         checks = grade_fn(answer or "", audit, self.state())
         return grade_from_checks(checks, config.pass_threshold, self.task.path / GRADER_FILE)

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from res_repro.errors import UserInputError
+
 MAX_HIDDEN = 12
 MAX_DECOYS_PER_SLOT = 3
 MAX_INSTANCES = 999
@@ -18,7 +20,7 @@ def _integer(
     allowed = (f"from {low} to {high}" if high is not None else f"of at least {low}") + why
     in_range = not isinstance(value, bool) and isinstance(value, int) and value >= low
     if not in_range or (high is not None and value > high):
-        raise ValueError(f"agentce parameter {name} must be an integer {allowed}, got {value!r}")
+        raise UserInputError(f"agentce parameter {name} must be an integer {allowed}, got {value!r}")
     return value
 
 

@@ -1,0 +1,152 @@
+"""The environment of a Claw-Eval-Live task: its tools, served by the task's HTTP services.
+
+Every call goes through the harness's :class:`Dispatcher` (schema check, middleware, audit log); the
+last handler POSTs the arguments as JSON to the tool's endpoint on this episode's port. Each call is
+also kept as the benchmark's grader expects to read it (a dispatch with request and response bodies).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from res_repro.agents.outcome import AgentOutcome, StopReason
+from res_repro.benchmarks.claw_eval_live.grading import (
+    GRADER_TIMEOUT,
+    Judge,
+    conversation,
+    grade_reply,
+    run_grader,
+)
+from res_repro.benchmarks.claw_eval_live.services import ServiceManager
+from res_repro.benchmarks.claw_eval_live.task_file import GRADER_FILE, TASK_FILE, ClawEvalLiveConfig
+from res_repro.benchmarks.claw_eval_live.transport import send
+from res_repro.env.grade import Grade
+from res_repro.env.middleware import make_middleware
+from res_repro.env.task import Task
+from res_repro.env.tool_task import SOLUTION_FILE, run_reference_program
+from res_repro.env.tools import AuditEntry, Dispatcher, ToolCall, ToolResponse, ToolSpec, error
+
+CALL_TIMEOUT = 30.0
+
+
+def http_route(method: str, url: str) -> Callable[[ToolCall], ToolResponse]:
+    """A dispatcher route that sends a call's arguments as a JSON body to ``url``.
+
+    The service's status and JSON body become the response; an unreachable service or a body that is
+    not JSON gives a 502.
+    """
+
+    def route(call: ToolCall) -> ToolResponse:
+        try:
+            reply = send(method, url, dict(call.arguments), timeout=CALL_TIMEOUT)
+        except OSError as exc:
+            return error(502, f"service unreachable at {url}: {exc}")
+        try:
+            return ToolResponse(reply.status, reply.json())
+        except ValueError:
+            status = reply.status if reply.status >= 400 else 502
+            return error(status, f"service answered {reply.status} without JSON: {reply.text[:500]}")
+
+    return route
+
+
+class ClawEvalLiveEnvironment:
+    """One episode of a Claw-Eval-Live task over services that are already running."""
+
+    def __init__(
+        self,
+        task: Task,
+        services: ServiceManager,
+        *,
+        seed: int = 0,
+        judge: Judge | None = None,
+        grader_timeout: float = GRADER_TIMEOUT,
+    ) -> None:
+        config: ClawEvalLiveConfig = task.config
+        self.task = task
+        self.services = services
+        self.judge = judge
+        self.grader_timeout = grader_timeout
+        self.endpoints = {e.tool_name: services.url(e.url) for e in config.spec.tool_endpoints}
+        routes = {e.tool_name: http_route(e.method, services.url(e.url)) for e in config.spec.tool_endpoints}
+        layers = [make_middleware(layer.name, layer.params, seed) for layer in config.spec.middleware]
+        self.dispatcher = Dispatcher([tool.spec() for tool in config.spec.tools], routes, layers)
+        self.dispatches: list[dict[str, Any]] = []
+        self._results: list[str] = []
+
+    @property
+    def tools(self) -> list[ToolSpec]:
+        """Every tool the agent may call."""
+        return self.dispatcher.specs
+
+    @property
+    def audit(self) -> list[AuditEntry]:
+        """The dispatcher's audit log of every call so far."""
+        return self.dispatcher.audit
+
+    def call(self, call: ToolCall) -> ToolResponse:
+        """Dispatch one call and keep it as a grader dispatch."""
+        started = time.perf_counter()
+        response = self.dispatcher.dispatch(call)
+        self.dispatches.append(
+            {
+                "tool_use_id": f"call_{len(self.dispatches)}",
+                "tool_name": call.tool,
+                "endpoint_url": self.endpoints.get(call.tool, ""),
+                "request_body": dict(call.arguments),
+                "response_status": response.status,
+                "response_body": response.body,
+                "latency_ms": (time.perf_counter() - started) * 1000,
+            }
+        )
+        self._results.append(response.text())
+        return response
+
+    def run_reference(self) -> AgentOutcome:
+        """Run solution/solve.py when the task has one; otherwise report that there is no reference."""
+        solution = self.task.path / SOLUTION_FILE
+        if not solution.is_file():
+            message = (
+                "no reference: Claw-Eval-Live has no executable one and the task has no solution/solve.py"
+            )
+            return AgentOutcome(StopReason.ANSWERED, messages=[{"role": "system", "content": message}])
+
+        return run_reference_program(self.task.path, self.call, lambda: len(self.dispatches))
+
+    def grade(self, answer: str | None) -> Grade:
+        """Read the services' audits and run the task's grader.py on the attempt.
+
+        The score is the grader's ``completion``; a grader that raises scores 0 (its traceback is kept
+        as evidence); a judge that fails raises :class:`JudgeError`.
+        """
+        config: ClawEvalLiveConfig = self.task.config
+        audit_data, audit_errors = self.services.audits()
+        request = {
+            "src": str(config.checkout / "src"),
+            "grader": str(self.task.path / GRADER_FILE),
+            "task_yaml": str(self.task.path / TASK_FILE),
+            "trace_id": self.task.task_id,
+            "messages": conversation(self.task.instruction, self.dispatches, self._results, answer),
+            "dispatches": self.dispatches,
+            "audit_data": audit_data,
+        }
+        reply = run_grader(request, cwd=config.checkout, judge=self.judge, timeout=self.grader_timeout)
+        evidence = {"audit_errors": audit_errors, "judge": self.judge is not None}
+        return grade_reply(reply, config.threshold, evidence)
+
+
+@contextmanager
+def open_claw_eval_live(
+    task: Task, backend: str, seed: int, *, judge: Judge | None = None
+) -> Iterator[ClawEvalLiveEnvironment]:
+    """Start the task's services on free ports, yield its environment, and always stop the services.
+
+    ``backend`` is unused (the services run as local processes); bind ``judge`` with
+    :func:`functools.partial` for graders that ask an LLM judge.
+    """
+    config: ClawEvalLiveConfig = task.config
+    with ServiceManager(config.spec.services, config.checkout) as services:
+        yield ClawEvalLiveEnvironment(task, services, seed=seed, judge=judge)
