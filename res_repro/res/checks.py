@@ -1,0 +1,145 @@
+"""Execution-grounded checks of a candidate child environment, each a real run.
+
+1. The change is applied: every operator's own check passes and the content differs from the parent.
+2. Task validity: the objective (instruction and grader) is untouched; the updated reference completes
+   the task on the child; nop fails on the child; the parent's reference fails on the child.
+3. Dependency feasibility: the dependency graph is acyclic and every node is reachable from the first
+   observation.
+
+A failed check carries its reason, which goes back to the proposer as feedback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from res_repro.agents.reference import NopAgent, OracleAgent
+from res_repro.env.task import Task, hash_tree
+from res_repro.evaluation.episode import EpisodeRecord, run_episode
+from res_repro.res.graph import DependencyGraph
+from res_repro.res.operators import OPERATORS, Application
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check's verdict and why."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict."""
+        return asdict(self)
+
+
+def objective_fingerprint(task: Task) -> str:
+    """A hash of what RES must never change: the instruction and the grader."""
+    digest = hashlib.sha256(task.instruction.encode())
+    if task.kind == "harbor":
+        digest.update(hash_tree(task.tests_dir).encode())
+    else:
+        for name in ("grader.py", "grader_data.json"):
+            path = task.path / name
+            if path.is_file():
+                digest.update(name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _episode(task: Task, agent: OracleAgent | NopAgent, backend: str, seed: int) -> EpisodeRecord:
+    return run_episode(
+        task, agent, backend=backend, episode_id=f"check-{agent.name}", environment="candidate", seed=seed
+    )
+
+
+def _verdict(record: EpisodeRecord) -> str:
+    if record.infrastructure_failure:
+        return f"{record.stop_reason}: {record.error}"
+    return f"score {record.score:.2f}, {'passed' if record.passed else 'failed'}"
+
+
+def _with_parent_reference(parent: Task, child: Task) -> Path:
+    """A copy of the child environment carrying the parent's reference solution."""
+    folder = Path(tempfile.mkdtemp(prefix="res-cross-")) / "task"
+    shutil.copytree(child.path, folder, symlinks=True)
+    shutil.rmtree(folder / "solution")
+    shutil.copytree(parent.path / "solution", folder / "solution", symlinks=True)
+    return folder
+
+
+def check_applied(parent: Task, child: Task, applications: Sequence[Application], draft: Any) -> CheckResult:
+    """Check 1: each operator finds its change in the child, and the child differs from the parent."""
+    for application in applications:
+        missing = OPERATORS[application.operator].applied(draft, application.params)
+        if missing:
+            return CheckResult("applied", False, f"{application.operator}: {missing}")
+    if parent.content_hash == child.content_hash:
+        return CheckResult("applied", False, "the child is identical to the parent")
+    return CheckResult("applied", True)
+
+
+def check_validity(parent: Task, child: Task, *, backend: str, seed: int = 0) -> list[CheckResult]:
+    """Check 2: objective untouched, reference passes, nop fails, the parent's reference fails."""
+    from res_repro.benchmarks.registry import load_task_dir
+
+    untouched = objective_fingerprint(parent) == objective_fingerprint(child)
+    results = [
+        CheckResult(
+            "objective_untouched", untouched, "" if untouched else "the instruction or grader changed"
+        )
+    ]
+    reference = _episode(child, OracleAgent(), backend, seed)
+    results.append(
+        CheckResult(
+            "reference_passes", reference.passed and not reference.infrastructure_failure, _verdict(reference)
+        )
+    )
+    nop = _episode(child, NopAgent(), backend, seed)
+    results.append(CheckResult("nop_fails", not nop.passed and not nop.infrastructure_failure, _verdict(nop)))
+    cross_dir = _with_parent_reference(parent, child)
+    try:
+        cross = _episode(load_task_dir(cross_dir, benchmark=child.benchmark), OracleAgent(), backend, seed)
+    finally:
+        shutil.rmtree(cross_dir.parent, ignore_errors=True)
+    results.append(
+        CheckResult(
+            "parent_reference_fails", not cross.passed and not cross.infrastructure_failure, _verdict(cross)
+        )
+    )
+    return results
+
+
+def check_feasibility(graph: DependencyGraph) -> CheckResult:
+    """Check 3: no cycle, and everything reachable from the first observation."""
+    cycle = graph.cycle()
+    if cycle:
+        return CheckResult("dependencies_feasible", False, f"cycle: {' -> '.join(cycle)}")
+    unreachable = graph.unreachable()
+    if unreachable:
+        return CheckResult(
+            "dependencies_feasible", False, f"unreachable from the observation: {sorted(unreachable)}"
+        )
+    return CheckResult("dependencies_feasible", True)
+
+
+def run_checks(
+    parent: Task,
+    child: Task,
+    applications: Sequence[Application],
+    graph: DependencyGraph,
+    draft: Any,
+    *,
+    backend: str,
+    seed: int = 0,
+) -> list[CheckResult]:
+    """Every check, cheapest first; the runs are skipped once a static check has failed."""
+    static = [check_applied(parent, child, applications, draft), check_feasibility(graph)]
+    if not all(result.passed for result in static):
+        return static
+    return static + check_validity(parent, child, backend=backend, seed=seed)

@@ -1,0 +1,150 @@
+"""The lineage store: every environment of a lineage as a self-contained directory with a manifest.
+
+Layout: ``<root>/<seed task id>/<node id>/env/`` (the task directory, loadable like any other) and
+``manifest.json`` beside it (parent, depth, the operators applied here and since E0, the dependency
+graph, check results, proposer cost, target outcomes, and the content hash of ``env/``). The manifest is
+written last, atomically, so a node without one is unfinished and is rebuilt. Node ids are hashes of the
+parent id and the change, so rerunning the same configuration finds and reuses finished nodes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from res_repro.env.errors import TaskFormatError
+from res_repro.env.task import Task, hash_tree
+from res_repro.res.graph import DependencyGraph
+from res_repro.res.operators.base import Application
+from res_repro.storage import write_json_atomic
+
+MANIFEST = "manifest.json"
+ENV_DIR = "env"
+
+
+@dataclass
+class Manifest:
+    """Everything recorded about one node."""
+
+    node_id: str
+    seed_task_id: str
+    kind: str
+    parent_id: str | None
+    depth: int
+    applications: list[Application]  # this node's own change
+    history: list[Application]  # every change since E0, oldest first
+    graph: DependencyGraph
+    content_hash: str
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    proposer: dict[str, Any] = field(default_factory=dict)
+    target: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict."""
+        data = asdict(self)
+        data["applications"] = [a.to_dict() for a in self.applications]
+        data["history"] = [a.to_dict() for a in self.history]
+        data["graph"] = self.graph.to_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Manifest:
+        """Rebuild a manifest written by :meth:`to_dict`."""
+        return cls(
+            **{
+                **data,
+                "applications": [Application.from_dict(a) for a in data["applications"]],
+                "history": [Application.from_dict(a) for a in data["history"]],
+                "graph": DependencyGraph.from_dict(data["graph"]),
+            }
+        )
+
+
+@dataclass
+class Node:
+    """A stored environment: its directory, its manifest and its task."""
+
+    path: Path
+    manifest: Manifest
+    task: Task
+
+    @property
+    def env_dir(self) -> Path:
+        """The task directory of this environment."""
+        return self.path / ENV_DIR
+
+
+def node_id(parent_id: str | None, seed_task_hash: str, applications: list[Application]) -> str:
+    """A stable id from the parent and the change (the root's from the seed task's content)."""
+    blob = json.dumps(
+        {"parent": parent_id, "seed": seed_task_hash, "change": [a.to_dict() for a in applications]},
+        sort_keys=True,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+class LineageStore:
+    """Nodes on disk under ``root``, grouped by seed task."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+
+    def node_path(self, seed_task_id: str, nid: str) -> Path:
+        """Where a node lives."""
+        return self.root / seed_task_id / nid
+
+    def load(self, seed_task_id: str, nid: str) -> Node | None:
+        """A finished node, its content verified; None when absent or unfinished."""
+        from res_repro.benchmarks.registry import load_task_dir
+
+        path = self.node_path(seed_task_id, nid)
+        manifest_path = path / MANIFEST
+        if not manifest_path.is_file():
+            return None
+        manifest = Manifest.from_dict(json.loads(manifest_path.read_text(encoding="utf-8")))
+        actual = hash_tree(path / ENV_DIR)
+        if actual != manifest.content_hash:
+            raise TaskFormatError(
+                manifest_path,
+                "content_hash",
+                f"does not match env/ ({actual[:12]}...): the node was edited by hand",
+            )
+        return Node(path, manifest, load_task_dir(path / ENV_DIR, benchmark=f"res:{seed_task_id}"))
+
+    def save(self, env_dir: Path, manifest: Manifest) -> Node:
+        """Move a finished environment into place and write its manifest last."""
+        path = self.node_path(manifest.seed_task_id, manifest.node_id)
+        path.mkdir(parents=True, exist_ok=True)
+        if (path / ENV_DIR).exists():
+            shutil.rmtree(path / ENV_DIR)
+        shutil.move(str(env_dir), path / ENV_DIR)
+        manifest.content_hash = hash_tree(path / ENV_DIR)
+        write_json_atomic(path / MANIFEST, manifest.to_dict())
+        loaded = self.load(manifest.seed_task_id, manifest.node_id)
+        assert loaded is not None
+        return loaded
+
+    def update(self, node: Node) -> None:
+        """Rewrite a node's manifest (after target outcomes are added)."""
+        write_json_atomic(node.path / MANIFEST, node.manifest.to_dict())
+
+    def workspace(self, seed_task_id: str) -> Path:
+        """A fresh scratch folder for building a candidate (removed by the caller)."""
+        folder = self.root / seed_task_id / ".staging"
+        folder.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(dir=folder))
+
+    def nodes(self, seed_task_id: str) -> list[Node]:
+        """Every finished node of a seed task, by depth."""
+        folder = self.root / seed_task_id
+        found = (
+            [self.load(seed_task_id, p.name) for p in folder.iterdir() if (p / MANIFEST).is_file()]
+            if folder.is_dir()
+            else []
+        )
+        return sorted((n for n in found if n is not None), key=lambda n: n.manifest.depth)

@@ -1,0 +1,33 @@
+"""The operator library by name, and the named subsets (``full``, ``basic``) used by experiments."""
+
+from __future__ import annotations
+
+from res_repro.errors import UserInputError
+from res_repro.res.operators.base import Application, Family, Operator
+from res_repro.res.operators.harbor_operators import ArchiveInputs
+from res_repro.res.operators.tool_operators import Paginate, RequireToken, SupersededCopies
+
+OPERATORS: dict[str, Operator] = {
+    op.name: op
+    for op in (
+        Paginate(),
+        RequireToken(),
+        SupersededCopies(),
+        ArchiveInputs(),
+    )
+}
+
+
+def library(names: list[str] | None) -> list[Operator]:
+    """The operators named (all of them for None); unknown names get one clear error."""
+    if names is None:
+        return list(OPERATORS.values())
+    unknown = [name for name in names if name not in OPERATORS]
+    if unknown:
+        raise UserInputError(
+            f"scaling.library: unknown operators {unknown}; expected names from {sorted(OPERATORS)}"
+        )
+    return [OPERATORS[name] for name in names]
+
+
+__all__ = ["OPERATORS", "Application", "Family", "Operator", "library"]

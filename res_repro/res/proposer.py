@@ -1,0 +1,211 @@
+"""Proposers: given an accepted parent, propose the operator applications that make a child.
+
+The programmatic proposer makes a seeded choice of operators and parameters; the LLM proposer asks a
+model, which sees a summary of the parent, the operator catalogue and the feedback of failed checks, and
+answers with operator applications in JSON that are validated against each operator's schema. Both
+report their cost per child (outer executions, tokens, seconds).
+"""
+
+from __future__ import annotations
+
+import abc
+import json
+import random
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from res_repro.agents.providers import ModelRequest, Provider, ProviderError, Usage
+from res_repro.agents.retry import RetryPolicy, call_with_retries
+from res_repro.res.graph import DependencyGraph
+from res_repro.res.operators import Operator
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """Operator applications to try, as (operator name, params) pairs, plus a rationale."""
+
+    steps: tuple[tuple[str, dict[str, Any]], ...]
+    rationale: str = ""
+
+
+@dataclass
+class ProposerCost:
+    """What proposing one child cost: proposals made (outer executions), tokens and seconds."""
+
+    executions: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict."""
+        return asdict(self)
+
+
+@dataclass
+class ProposalContext:
+    """What a proposer may look at: the parent's draft and graph, and what failed before."""
+
+    draft: Any
+    graph: DependencyGraph
+    feedback: list[str] = field(default_factory=list)
+    tried: list[str] = field(default_factory=list)  # operator names rejected earlier this round
+
+
+class Proposer(abc.ABC):
+    """Proposes changes for one child at a time."""
+
+    @abc.abstractmethod
+    def propose(self, context: ProposalContext, rng: random.Random, cost: ProposerCost) -> Proposal | None:
+        """A proposal, or None when nothing applies; adds its cost to ``cost``."""
+
+
+class ProgrammaticProposer(Proposer):
+    """A seeded choice among the operators that apply, avoiding those that just failed."""
+
+    def __init__(self, operators: Sequence[Operator], *, per_child: int = 1) -> None:
+        self.operators = list(operators)
+        self.per_child = per_child
+
+    def propose(self, context: ProposalContext, rng: random.Random, cost: ProposerCost) -> Proposal | None:
+        """Pick ``per_child`` applicable operators at random (fresh ones first) and sample their params."""
+        started = time.perf_counter()
+        cost.executions += 1
+        kind = "tool" if hasattr(context.draft, "fixtures") else "harbor"
+        pool = [op for op in self.operators if op.kind == kind]
+        rng.shuffle(pool)
+        pool.sort(key=lambda op: op.name in context.tried)  # untried first, order otherwise random
+        steps: list[tuple[str, dict[str, Any]]] = []
+        for operator in pool:
+            params = operator.propose(context.draft, context.graph, rng)
+            if params is not None:
+                steps.append((operator.name, params))
+            if len(steps) == self.per_child:
+                break
+        cost.seconds += time.perf_counter() - started
+        return Proposal(tuple(steps), "seeded choice") if steps else None
+
+
+CATALOGUE_HEADER = (
+    "You scale the environment of an agent task: you make it harder to act in while the task's objective "
+    "and grader stay exactly the same. Choose operator applications from the catalogue below. Answer with "
+    'JSON only: {"rationale": "...", "applications": [{"operator": "<name>", "params": {...}}]}.'
+)
+
+
+def summarise(draft: Any, graph: DependencyGraph) -> str:
+    """A compact description of an environment for the LLM proposer."""
+    if hasattr(draft, "fixtures"):
+        tools = [f"{t.name} ({t.operation} {t.service}/{t.collection})" for t in draft.config.tools]
+        collections = {f"{s}/{c}": len(r) for s, cs in draft.fixtures.items() for c, r in cs.items()}
+        layers = [layer.name for layer in draft.config.middleware]
+        body = {"kind": "tool", "tools": tools, "collections": collections, "middleware": layers}
+    else:
+        files = sorted(
+            p.relative_to(draft.workspace).as_posix() for p in draft.workspace.rglob("*") if p.is_file()
+        )
+        body = {"kind": "harbor", "workspace_files": files[:200]}
+    body["dependency_graph"] = graph.to_dict()
+    return json.dumps(body, indent=1)
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    match = re.search(r"\{.*\}", text or "", re.DOTALL)
+    if not match:
+        raise ValueError("the reply holds no JSON object")
+    data = json.loads(match.group(0))
+    if not isinstance(data, dict) or not isinstance(data.get("applications"), list):
+        raise ValueError("expected {'applications': [...]}")
+    return data
+
+
+class LLMProposer(Proposer):
+    """A model proposes; replies that break an operator's schema are sent back as feedback."""
+
+    def __init__(
+        self,
+        operators: Sequence[Operator],
+        provider: Provider,
+        model: str,
+        *,
+        retry: RetryPolicy | None = None,
+        max_invalid_replies: int = 2,
+    ) -> None:
+        self.operators = {op.name: op for op in operators}
+        self.provider = provider
+        self.model = model
+        self.retry = retry or RetryPolicy()
+        self.max_invalid_replies = max_invalid_replies
+
+    def _catalogue(self, kind: str) -> str:
+        entries = [
+            {
+                "name": op.name,
+                "family": op.family.value,
+                "description": op.description,
+                "params_schema": op.params_schema,
+            }
+            for op in self.operators.values()
+            if op.kind == kind
+        ]
+        return json.dumps(entries, indent=1)
+
+    def _validate(self, data: dict[str, Any]) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+        steps, problems = [], []
+        for index, item in enumerate(data["applications"]):
+            name = item.get("operator") if isinstance(item, dict) else None
+            operator = self.operators.get(name) if isinstance(name, str) else None
+            if operator is None:
+                problems.append(f"applications[{index}]: unknown operator {name!r}")
+                continue
+            params = item.get("params", {})
+            problem = operator.validate(params if isinstance(params, dict) else {})
+            if problem:
+                problems.append(f"applications[{index}]: {problem}")
+            else:
+                steps.append((operator.name, params))
+        return steps, problems
+
+    def propose(self, context: ProposalContext, rng: random.Random, cost: ProposerCost) -> Proposal | None:
+        """Ask the model; schema violations go back to it, up to ``max_invalid_replies`` times."""
+        kind = "tool" if hasattr(context.draft, "fixtures") else "harbor"
+        summary = summarise(context.draft, context.graph)
+        user = f"Environment:\n{summary}\n\nOperator catalogue:\n{self._catalogue(kind)}\n"
+        if context.feedback:
+            user += "\nYour previous proposal failed these checks; revise it:\n- " + "\n- ".join(
+                context.feedback
+            )
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": CATALOGUE_HEADER},
+            {"role": "user", "content": user},
+        ]
+        for _ in range(self.max_invalid_replies + 1):
+            started = time.perf_counter()
+            request = ModelRequest(self.model, tuple(messages), (), 0.0, 2048)
+            try:
+                response = call_with_retries(
+                    lambda request=request: self.provider.complete(request), self.retry, rng
+                )
+            except ProviderError:
+                cost.seconds += time.perf_counter() - started
+                raise
+            cost.executions += 1
+            cost.seconds += time.perf_counter() - started
+            usage = response.usage or Usage()
+            cost.input_tokens += usage.input_tokens
+            cost.output_tokens += usage.output_tokens
+            try:
+                data = _json_object(response.text or "")
+                steps, problems = self._validate(data)
+            except (ValueError, json.JSONDecodeError) as exc:
+                steps, problems, data = [], [str(exc)], {}
+            if steps and not problems:
+                return Proposal(tuple(steps), str(data.get("rationale", "")))
+            messages += [
+                response.as_message(),
+                {"role": "user", "content": "Invalid: " + "; ".join(problems)},
+            ]
+        return None

@@ -1,0 +1,235 @@
+"""Recursive environment scaling: propose, check, accept, evaluate the target, and go one level deeper.
+
+With inheritance a child extends its parent; without it, every round extends E0 independently and the
+last construction is the one evaluated. Recursion stops at the depth cap, when no valid child can be
+found within the revision budget, or when the target agent fails every attempt at the newest node. A
+child is built from a copy of its parent plus its own change, so depth d costs d single steps, not d
+rebuilds; finished nodes are found again by id and reused.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from res_repro.agents.base import Agent
+from res_repro.env.task import Task
+from res_repro.evaluation.episode import run_episode
+from res_repro.res.checks import run_checks
+from res_repro.res.drafts import HarborDraft, ToolDraft
+from res_repro.res.graph import GOAL, DependencyGraph
+from res_repro.res.lineage import ENV_DIR, LineageStore, Manifest, Node, node_id
+from res_repro.res.operators import OPERATORS, Application
+from res_repro.res.proposer import ProposalContext, Proposer, ProposerCost
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ScalingSettings:
+    """The knobs of one scaling run (the paper's defaults)."""
+
+    depth_cap: int = 10
+    inheritance: bool = True
+    composition: bool = True  # operators may build on earlier changes' artifacts
+    max_revisions: int = 3
+    target_attempts: int = 3
+    seed: int = 0
+
+
+@dataclass
+class LineageResult:
+    """The accepted nodes of one seed task, root first, and why scaling stopped."""
+
+    seed_task_id: str
+    nodes: list[Node]
+    stop_reason: str
+
+    @property
+    def last(self) -> Node:
+        """The last accepted environment (the "+RES" environment)."""
+        return self.nodes[-1]
+
+
+def make_draft(task_kind: str, env_dir: Path) -> ToolDraft | HarborDraft:
+    """An editable view of a task directory of the given kind."""
+    return ToolDraft(env_dir) if task_kind == "tool" else HarborDraft(env_dir)
+
+
+def root_node(task: Task, store: LineageStore) -> Node:
+    """E0 as the lineage's first node (a copy of the seed task, so the lineage is self-contained)."""
+    nid = node_id(None, task.content_hash, [])
+    existing = store.load(task.task_id, nid)
+    if existing is not None:
+        return existing
+    work = store.workspace(task.task_id)
+    try:
+        shutil.copytree(task.path, work / ENV_DIR, symlinks=True)
+        manifest = Manifest(nid, task.task_id, task.kind, None, 0, [], [], DependencyGraph(), "")
+        return store.save(work / ENV_DIR, manifest)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _apply(
+    draft: Any, steps: Sequence[tuple[str, dict[str, Any]]], graph: DependencyGraph
+) -> list[Application]:
+    applications = []
+    for name, params in steps:
+        operator = OPERATORS[name]
+        edges = operator.apply(draft, params, graph)
+        applications.append(Application(name, operator.family.value, params, tuple(edges)))
+        graph = graph.extend(edges)
+    draft.save()
+    return applications
+
+
+class Scaler:
+    """Builds lineages for seed tasks with one proposer, one target, one store and one sandbox backend."""
+
+    def __init__(
+        self,
+        *,
+        settings: ScalingSettings,
+        proposer: Proposer,
+        store: LineageStore,
+        backend: str,
+        target: Agent | None = None,
+    ) -> None:
+        self.settings = settings
+        self.proposer = proposer
+        self.store = store
+        self.backend = backend
+        self.target = target
+
+    def grow(self, base: Node, depth: int) -> Node | None:
+        """One accepted child of ``base`` (revised up to the budget), or None when none passes the checks."""
+        from res_repro.benchmarks.registry import load_task_dir
+
+        seed_id = base.manifest.seed_task_id
+        rng = random.Random(f"{self.settings.seed}-{seed_id}-{depth}")
+        visible = base.manifest.graph if self.settings.composition else DependencyGraph()
+        context = ProposalContext(draft=None, graph=visible)
+        cost = ProposerCost()
+        for revision in range(self.settings.max_revisions + 1):
+            work = self.store.workspace(seed_id)
+            try:
+                env = work / ENV_DIR
+                shutil.copytree(base.env_dir, env, symlinks=True)
+                context.draft = make_draft(base.task.kind, env)
+                proposal = self.proposer.propose(context, rng, cost)
+                if proposal is None:
+                    log.info("%s depth %d: no operator applies", seed_id, depth)
+                    return None
+                applications = _apply(context.draft, proposal.steps, visible)
+                nid = node_id(base.manifest.node_id, f"{base.manifest.content_hash}-{depth}", applications)
+                existing = self.store.load(seed_id, nid)
+                if existing is not None:
+                    return existing
+                graph = base.manifest.graph.extend(e for a in applications for e in a.edges)
+                child_task = load_task_dir(env, benchmark=base.task.benchmark)
+                checks = run_checks(
+                    base.task,
+                    child_task,
+                    applications,
+                    graph,
+                    context.draft,
+                    backend=self.backend,
+                    seed=self.settings.seed,
+                )
+                failed = [c for c in checks if not c.passed]
+                if not failed:
+                    manifest = Manifest(
+                        node_id=nid,
+                        seed_task_id=seed_id,
+                        kind=base.task.kind,
+                        parent_id=base.manifest.node_id,
+                        depth=depth,
+                        applications=applications,
+                        history=[*base.manifest.history, *applications],
+                        graph=graph,
+                        content_hash="",
+                        checks=[c.to_dict() for c in checks],
+                        proposer={**cost.to_dict(), "revisions": revision, "rationale": proposal.rationale},
+                    )
+                    return self.store.save(env, manifest)
+                context.feedback = [f"{c.name}: {c.detail}" for c in failed]
+                context.tried += [name for name, _ in proposal.steps]
+                log.info("%s depth %d revision %d rejected: %s", seed_id, depth, revision, context.feedback)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+        return None
+
+    def evaluate_target(self, node: Node) -> list[dict[str, Any]]:
+        """The target's attempts at ``node`` (reused from the manifest when the same target ran before)."""
+        assert self.target is not None
+        fingerprint = self.target.fingerprint()
+        done = [o for o in node.manifest.target if o.get("agent") == fingerprint]
+        if len(done) >= self.settings.target_attempts:
+            return done
+        outcomes = []
+        for attempt in range(self.settings.target_attempts):
+            record = run_episode(
+                node.task,
+                self.target,
+                backend=self.backend,
+                episode_id=f"target-{node.manifest.node_id}-{attempt}",
+                environment=f"res-depth-{node.manifest.depth}",
+                seed=self.settings.seed + attempt,
+            )
+            outcomes.append(
+                {
+                    "agent": fingerprint,
+                    "attempt": attempt,
+                    "passed": record.passed,
+                    "score": record.score,
+                    "turns": record.turns,
+                    "tool_calls": record.tool_calls,
+                    "stop_reason": record.stop_reason,
+                }
+            )
+        node.manifest.target = [o for o in node.manifest.target if o.get("agent") != fingerprint] + outcomes
+        self.store.update(node)
+        return outcomes
+
+    def _target_gives_up(self, node: Node) -> bool:
+        return self.target is not None and not any(o["passed"] for o in self.evaluate_target(node))
+
+    def scale(self, task: Task) -> LineageResult:
+        """Scale one seed task until a stopping rule fires."""
+        root = root_node(task, self.store)
+        nodes = [root]
+        if self._target_gives_up(root):
+            return LineageResult(task.task_id, nodes, "target_failed")
+        parent = root
+        for depth in range(1, self.settings.depth_cap + 1):
+            child = self.grow(parent if self.settings.inheritance else root, depth)
+            if child is None:
+                return LineageResult(task.task_id, nodes, "no_valid_child")
+            nodes.append(child)
+            if self._target_gives_up(child):
+                return LineageResult(task.task_id, nodes, "target_failed")
+            parent = child
+        return LineageResult(task.task_id, nodes, "depth_cap")
+
+
+def adds_prerequisites(application: Application) -> bool:
+    """True when the change demands prerequisite work (it creates something to obtain before the goal)."""
+    return any(edge.dependent != GOAL for edge in application.edges)
+
+
+def without_dependencies(root: Node, history: Sequence[Application], dest: Path) -> Path:
+    """Rebuild E0 plus only the changes that demand no prerequisite work (Table 3A's transform)."""
+    shutil.copytree(root.env_dir, dest, symlinks=True)
+    draft = make_draft(root.task.kind, dest)
+    graph = DependencyGraph()
+    for application in history:
+        if not adds_prerequisites(application):
+            graph = graph.extend(OPERATORS[application.operator].apply(draft, application.params, graph))
+    draft.save()
+    return dest
