@@ -4,18 +4,10 @@ from __future__ import annotations
 
 from res_repro.errors import UserInputError
 from res_repro.res.operators.base import Application, Family, Operator
-from res_repro.res.operators.harbor_operators import ArchiveInputs
-from res_repro.res.operators.tool_operators import Paginate, RequireToken, SupersededCopies
+from res_repro.res.operators.harbor_operators import HARBOR_OPERATORS
+from res_repro.res.operators.tool_operators import TOOL_OPERATORS
 
-OPERATORS: dict[str, Operator] = {
-    op.name: op
-    for op in (
-        Paginate(),
-        RequireToken(),
-        SupersededCopies(),
-        ArchiveInputs(),
-    )
-}
+OPERATORS: dict[str, Operator] = {op.name: op for op in (*TOOL_OPERATORS, *HARBOR_OPERATORS)}
 
 
 def library(names: list[str] | None) -> list[Operator]:

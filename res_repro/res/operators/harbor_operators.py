@@ -83,3 +83,6 @@ class ArchiveInputs(Operator):
 def _stable_gzip(data: bytes) -> bytes:
     """Zero the gzip header's timestamp so the same content gives the same bytes."""
     return data[:4] + b"\x00\x00\x00\x00" + data[8:]
+
+
+HARBOR_OPERATORS: tuple[Operator, ...] = (ArchiveInputs(),)

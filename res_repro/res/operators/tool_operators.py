@@ -297,3 +297,6 @@ def _ensure_policy_tool(draft: ToolDraft, service: str) -> None:
             collection="policies",
         )
     )
+
+
+TOOL_OPERATORS: tuple[Operator, ...] = (Paginate(), RequireToken(), SupersededCopies())
