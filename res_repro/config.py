@@ -122,6 +122,30 @@ class AgentLoopConfig:
 
 
 @dataclass
+class ProposerConfig:
+    """Who proposes children: ``programmatic`` (seeded) or ``llm`` (``model`` names a key of ``models``)."""
+
+    kind: str = "programmatic"
+    model: str | None = None
+    operators_per_child: int = 1
+
+
+@dataclass
+class ScalingConfig:
+    """Recursive scaling: depth cap, inheritance, composition, operator library, revisions, target."""
+
+    depth_cap: int = 10
+    inheritance: bool = True
+    composition: bool = True
+    library: list[str] | None = None  # operator names; None is the full library
+    max_revisions: int = 3
+    target: str | None = "explorer-expert"  # agent deciding when to stop; None: build to the cap
+    target_attempts: int = 3
+    target_max_turns: int = 60
+    proposer: ProposerConfig = field(default_factory=ProposerConfig)
+
+
+@dataclass
 class TrackingConfig:
     """MLflow: a SQLite tracking store at an absolute path inside the project."""
 
@@ -138,6 +162,7 @@ class Config:
     agents: list[str] = field(default_factory=lambda: ["oracle", "nop"])  # scripted names or keys of models
     models: dict[str, ModelConfig] = field(default_factory=dict)
     agent_loop: AgentLoopConfig = field(default_factory=AgentLoopConfig)
+    scaling: ScalingConfig = field(default_factory=ScalingConfig)
     seed: int = 0
     workers: int = 2
     show_progress: bool = True
@@ -164,3 +189,4 @@ def register_configs() -> None:
     store.store(group="tracking", name="base_tracking", node=TrackingConfig)
     store.store(group="agent_loop", name="base_agent_loop", node=AgentLoopConfig)
     store.store(group="model", name="base_model", node=ModelConfig)
+    store.store(group="scaling", name="base_scaling", node=ScalingConfig)

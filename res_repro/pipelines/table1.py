@@ -1,120 +1,160 @@
-"""Table 1: agents on the original environments of a benchmark, beside the paper's reported figures.
+"""Table 1: agents on the original and the last accepted RES environment of each seed task.
 
-The scaled (+RES) condition needs the RES engine; until it exists those rows say so instead of
-showing numbers.
+Each agent makes one attempt per task in both conditions; the two are compared task by task (exact
+McNemar for pass rates, paired bootstrap for scores). The paper's reported figures sit in their own
+"paper" column; scripted agents are labelled as such.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from res_repro.agents import Agent, build_agents
-from res_repro.benchmarks.registry import load_benchmark
+from res_repro.agents import Agent
 from res_repro.evaluation.episode import EpisodeRecord
-from res_repro.evaluation.metrics import rate_with_ci
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.store import EpisodeStore
+from res_repro.evaluation.summary import MetricSettings, metrics_for
+from res_repro.pipelines.lineages import build_lineages, cache_dir, configured_agents, configured_tasks
 from res_repro.pipelines.paper import paper_rows
+from res_repro.pipelines.reporting import publish, write_episodes
 from res_repro.reporting.tables import Table
-from res_repro.tracking import config_hash, git_commit, tracked_run
 
-# benchmark name -> (paper metric key, column label)
-PASS_METRIC = {"terminal_bundled": ("terminal_pass_at_1", "Terminal Pass@1 (%)")}
-NOT_BUILT = "not run: RES engine not built yet"
+ORIGINAL, RES = "original", "+RES"
 
 
-def _pct(value: float) -> str:
+def pct(value: float) -> str:
+    """A fraction as a percentage with two decimals."""
     return f"{100 * value:.2f}"
 
 
+def metric_settings(cfg: DictConfig) -> MetricSettings:
+    """Metric settings from the config."""
+    m = cfg.metrics
+    return MetricSettings(m.threshold, m.tcr_fraction, m.confidence, m.n_bootstrap, cfg.seed)
+
+
+def _display(agent: Agent, models: Mapping[str, object]) -> tuple[str, str]:
+    """(row name, kind) of an agent: models by their display name, scripted agents by theirs."""
+    if agent.scripted:
+        return agent.name, "scripted"
+    return str(getattr(models.get(agent.name), "name", agent.name)), "model"
+
+
 def build_table1(
-    records: Sequence[EpisodeRecord], *, benchmark: str, agents: Mapping[str, Agent], confidence: float
+    records: Mapping[tuple[str, str], Sequence[EpisodeRecord]],
+    *,
+    benchmark: str,
+    agents: Mapping[str, Agent],
+    models: Mapping[str, object],
+    settings: MetricSettings,
 ) -> tuple[Table, dict[str, float]]:
-    """Aggregate episode records into Table 1 rows and the metrics to log."""
-    metric_key, label = PASS_METRIC[benchmark]
-    table = Table(
-        title=f"Table 1 ({benchmark}): pass rate on original and scaled environments",
-        columns=["agent", "agent kind", "environment", "n", label, f"{confidence:.0%} CI", "paper"],
-    )
-    metrics: dict[str, float] = {}
-    for agent in agents:
-        mine = [r for r in records if r.agent == agent and not r.infrastructure_failure]
-        kind = "scripted" if agents[agent].scripted else "model"
-        estimate = rate_with_ci([r.passed for r in mine], confidence)
-        interval = f"[{_pct(estimate.low)}, {_pct(estimate.high)}]"
-        table.add_row(agent, kind, "original", estimate.n, _pct(estimate.value), interval, "")
-        table.add_row(agent, kind, "+RES", "", NOT_BUILT, "", "")
-        metrics[f"{agent}.original.pass_rate"] = estimate.value
-        metrics[f"{agent}.original.n"] = estimate.n
-    for row in paper_rows("table1"):
-        if metric_key in row:
-            env = "original" if row["env"] == "original" else "+RES"
-            table.add_row(
-                row["model"], "model", env, "", "not run: needs the model's API key", "", row[metric_key]
-            )
+    """Rows per (agent, condition) with intervals and paired p-values, then the paper's rows."""
+    metrics, prefix = metrics_for(benchmark)
+    columns = ["agent", "agent kind", "environment", "n"]
+    for metric in metrics:
+        columns += [
+            f"{metric.label} (%)",
+            f"{settings.confidence:.0%} CI",
+            f"paired p ({metric.label})",
+            "paper",
+        ]
+    table = Table(title=f"Table 1 ({benchmark}): original vs last accepted RES environment", columns=columns)
+    logged: dict[str, float] = {}
+    paper = {(row["model"], row["env"]): row for row in paper_rows("table1")}
+    for key, agent in agents.items():
+        name, kind = _display(agent, models)
+        for condition in (ORIGINAL, RES):
+            mine = records.get((key, condition))
+            if not mine:
+                continue
+            cells: list[object] = [name, kind, condition, len(mine)]
+            for metric in metrics:
+                estimate = metric.estimate(mine, settings)
+                base = records.get((key, ORIGINAL))
+                p = metric.paired(base, mine, settings) if condition == RES and base else None
+                reported = paper.get((name, "original" if condition == ORIGINAL else "res"), {})
+                cells += [
+                    pct(estimate.value),
+                    f"[{pct(estimate.low)}, {pct(estimate.high)}]",
+                    "" if p is None else f"{p:.3g}",
+                    reported.get(f"{prefix}_{metric.paper_suffix}", "") if prefix else "",
+                ]
+                logged[f"{key}.{condition.lstrip('+').lower()}.{metric.paper_suffix}"] = estimate.value
+            table.add_row(*cells)
+    run_models = {_display(a, models)[0] for a in agents.values() if not a.scripted}
+    for (model, env), row in paper.items():
+        if model in run_models or not prefix:
+            continue
+        cells = [model, "model", ORIGINAL if env == "original" else RES, ""]
+        for metric in metrics:
+            cells += ["not run", "", "", row.get(f"{prefix}_{metric.paper_suffix}", "")]
+        table.add_row(*cells)
+    scripted = [a.name for a in agents.values() if a.scripted]
     table.notes = [
-        f"Rows marked 'scripted' ({', '.join(a for a in agents if agents[a].scripted)}) are deterministic "
-        "reference agents, not models: oracle runs each task's reference solution, nop does nothing.",
-        "The 'paper' column holds the RES paper's reported figures for its models on Terminal-Bench 2.1 "
-        "(one 50-turn attempt per task); they are not results of this harness.",
-        f"Intervals are Wilson score intervals at {confidence:.0%}.",
+        "Each agent makes one attempt per task in each environment; +RES is the last accepted environment of "
+        "each seed task's lineage.",
+        f"Scripted agents ({', '.join(scripted) or 'none'}) are deterministic programs, not models.",
+        "The 'paper' column holds the RES paper's reported figures (its models, its benchmarks); they are "
+        "not results of this harness. 'not run' rows need the model's API key (models=api or models=paper).",
+        f"Intervals: Wilson for rates, Student t for mean scores, at {settings.confidence:.0%}. "
+        "Paired p: exact McNemar for rates, paired bootstrap for scores and RPR.",
     ]
-    return table, metrics
+    return table, logged
 
 
-def _write_episodes(records: Sequence[EpisodeRecord], path: Path) -> Path:
-    with path.open("w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(json.dumps(record.to_dict(), default=str) + "\n")
-    return path
+def paired_records(
+    flat: Sequence[EpisodeRecord], agent_keys: Sequence[str], n_tasks: int
+) -> dict[tuple[str, str], list[EpisodeRecord]]:
+    """Split records (agent-major, then original, then +RES, then task order) into aligned pairs.
+
+    A task whose episode failed for infrastructure reasons in either condition is left out of both, so
+    the paired tests compare the same tasks.
+    """
+    records: dict[tuple[str, str], list[EpisodeRecord]] = {}
+    for index, key in enumerate(agent_keys):
+        start = 2 * n_tasks * index
+        originals, scaled = flat[start : start + n_tasks], flat[start + n_tasks : start + 2 * n_tasks]
+        for original, res in zip(originals, scaled, strict=True):
+            if not (original.infrastructure_failure or res.infrastructure_failure):
+                records.setdefault((key, ORIGINAL), []).append(original)
+                records.setdefault((key, RES), []).append(res)
+    return records
 
 
 def run_table1(cfg: DictConfig) -> Table:
-    """Evaluate every configured agent on the benchmark's original environments and report Table 1."""
-    models = OmegaConf.to_container(cfg.models, resolve=True)
-    loop = OmegaConf.to_container(cfg.agent_loop, resolve=True)
-    cache = Path(cfg.paths.cache_dir)
-    agents = build_agents(cfg.agents, models=models, loop=loop, cache_dir=cache / "responses", seed=cfg.seed)
-    params = OmegaConf.to_container(cfg.benchmark, resolve=True)
-    tasks = load_benchmark(cfg.benchmark.name, params, generated_dir=cache / "generated")
-    requests = [EpisodeRequest(task, agent) for agent in cfg.agents for task in tasks]
-    store = EpisodeStore(cache / "episodes")
-    records = evaluate(
+    """Scale the benchmark's seed tasks, evaluate every agent on original and +RES, and report."""
+    agents = configured_agents(cfg, cfg.agents)
+    tasks = configured_tasks(cfg)
+    lineages = build_lineages(cfg, tasks)
+    conditions = {
+        ORIGINAL: [lineage.nodes[0].task for lineage in lineages],
+        RES: [lin.last.task for lin in lineages],
+    }
+    requests = [
+        EpisodeRequest(task, key, environment=condition)
+        for key in agents
+        for condition, condition_tasks in conditions.items()
+        for task in condition_tasks
+    ]
+    flat = evaluate(
         requests,
         agents=agents,
         backend=cfg.sandbox.backend,
-        store=store,
+        store=EpisodeStore(cache_dir(cfg) / "episodes"),
         workers=cfg.workers,
         seed=cfg.seed,
         max_infra_retries=cfg.sandbox.max_infra_retries,
         show_progress=cfg.show_progress,
     )
+    records = paired_records(flat, list(agents), len(tasks))
     table, metrics = build_table1(
-        records, benchmark=cfg.benchmark.name, agents=agents, confidence=cfg.metrics.confidence
+        records, benchmark=cfg.benchmark.name, agents=agents, models=cfg.models, settings=metric_settings(cfg)
     )
+    depths = [lineage.last.manifest.depth for lineage in lineages]
+    metrics["res.mean_depth"] = sum(depths) / len(depths)
     out = Path(cfg.paths.output_dir)
-    artifacts = [*table.write(out, "table1"), _write_episodes(records, out / "episodes.jsonl")]
-    print(table.to_markdown())
-    resolved = OmegaConf.to_container(cfg, resolve=True)
-    tags = {"git_commit": git_commit(cfg.paths.root_dir), "config_hash": config_hash(resolved)}
-    with tracked_run(
-        enabled=cfg.tracking.enabled,
-        uri=cfg.tracking.uri,
-        experiment=cfg.tracking.experiment,
-        run_name=f"table1-{cfg.benchmark.name}",
-        params=resolved,
-        tags=tags,
-        artifact_root=cfg.paths.mlflow_artifacts,
-    ) as tracker:
-        tracker.log_metrics(metrics)
-        tracker.log_artifacts(artifacts, folder="results")
-        hydra_dir = out / ".hydra"
-        if hydra_dir.is_dir():
-            tracker.log_artifacts(sorted(hydra_dir.iterdir()), folder=".hydra")
-        if tracker.run_id:
-            print(f"MLflow run {tracker.run_id} in {cfg.tracking.uri} (experiment {cfg.tracking.experiment})")
+    publish(cfg, table, "table1", metrics, extra=[write_episodes(flat, out / "episodes.jsonl")])
     return table

@@ -1,0 +1,127 @@
+"""Shared steps of the pipelines: build agents and load tasks from the config, and scale seed tasks.
+
+Lineages live in one store under the cache folder; node ids depend on the parent and the change, so
+runs with different settings never collide and a run that shares a prefix with an earlier one (a
+smaller depth cap, a rerun after a crash) reuses the finished nodes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from res_repro.agents import Agent, build_agents, make_llm_agent
+from res_repro.benchmarks.registry import load_benchmark
+from res_repro.env.task import Task
+from res_repro.errors import UserInputError
+from res_repro.res.lineage import LineageStore
+from res_repro.res.operators import library
+from res_repro.res.proposer import LLMProposer, ProgrammaticProposer, Proposer
+from res_repro.res.scaling import LineageResult, Scaler, ScalingSettings
+
+log = logging.getLogger(__name__)
+
+
+def plain(node: Any) -> Any:
+    """A resolved config node as plain Python containers (None and scalars pass through)."""
+    return OmegaConf.to_container(node, resolve=True) if OmegaConf.is_config(node) else node
+
+
+def cache_dir(cfg: DictConfig) -> Path:
+    """The content-addressed cache shared by runs."""
+    return Path(cfg.paths.cache_dir)
+
+
+def configured_agents(
+    cfg: DictConfig, names: Sequence[str], *, max_turns: int | None = None
+) -> dict[str, Agent]:
+    """Build the named agents (scripted or models) once, failing before any work on a missing key."""
+    loop = plain(cfg.agent_loop)
+    if max_turns is not None:
+        loop["max_turns"] = max_turns
+    return build_agents(
+        list(names),
+        models=plain(cfg.models),
+        loop=loop,
+        cache_dir=cache_dir(cfg) / "responses",
+        seed=cfg.seed,
+    )
+
+
+def configured_tasks(cfg: DictConfig) -> list[Task]:
+    """The configured benchmark's tasks."""
+    return load_benchmark(
+        cfg.benchmark.name, plain(cfg.benchmark), generated_dir=cache_dir(cfg) / "generated"
+    )
+
+
+def make_proposer(cfg: DictConfig) -> Proposer:
+    """The configured proposer over the configured operator library."""
+    scaling = cfg.scaling
+    operators = library(plain(scaling.library))
+    if scaling.proposer.kind == "programmatic":
+        return ProgrammaticProposer(operators, per_child=scaling.proposer.operators_per_child)
+    if scaling.proposer.kind == "llm":
+        key = scaling.proposer.model
+        if key not in cfg.models:
+            raise UserInputError(
+                f"scaling.proposer.model: {key!r} is not a key of models {sorted(cfg.models)}"
+            )
+        agent = make_llm_agent(key, plain(cfg.models[key]), plain(cfg.agent_loop), None, cfg.seed)
+        return LLMProposer(operators, agent.provider, agent.model, retry=agent.retry)
+    raise UserInputError(
+        f"scaling.proposer.kind: expected 'programmatic' or 'llm', got {scaling.proposer.kind!r}"
+    )
+
+
+def make_scaler(cfg: DictConfig, **overrides: Any) -> Scaler:
+    """A scaler from the config; ``overrides`` replace scaling settings (for ablations)."""
+    scaling = cfg.scaling
+    settings = ScalingSettings(
+        depth_cap=scaling.depth_cap,
+        inheritance=scaling.inheritance,
+        composition=scaling.composition,
+        max_revisions=scaling.max_revisions,
+        target_attempts=scaling.target_attempts,
+        seed=cfg.seed,
+    )
+    settings = ScalingSettings(**{**settings.__dict__, **overrides})
+    target = None
+    if scaling.target:
+        target = configured_agents(cfg, [scaling.target], max_turns=scaling.target_max_turns)[scaling.target]
+    return Scaler(
+        settings=settings,
+        proposer=make_proposer(cfg),
+        store=LineageStore(cache_dir(cfg) / "lineages"),
+        backend=cfg.sandbox.backend,
+        target=target,
+    )
+
+
+def build_lineages(
+    cfg: DictConfig, tasks: Sequence[Task], scaler: Scaler | None = None
+) -> list[LineageResult]:
+    """Scale every seed task (in parallel, resumable), in task order."""
+    scaler = scaler or make_scaler(cfg)
+    columns = (TextColumn("[bold]scaling"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with (
+        Progress(*columns, disable=not cfg.show_progress, transient=True) as progress,
+        ThreadPoolExecutor(max_workers=max(1, cfg.workers)) as pool,
+    ):
+        bar = progress.add_task("scaling", total=len(tasks))
+
+        def scale(task: Task) -> LineageResult:
+            result = scaler.scale(task)
+            progress.advance(bar)
+            return result
+
+        results = list(pool.map(scale, tasks))
+    for result in results:
+        log.info("%s: depth %d (%s)", result.seed_task_id, result.last.manifest.depth, result.stop_reason)
+    return results

@@ -1,0 +1,50 @@
+"""Publishing a result: table files in the run folder, the table on screen, and an MLflow run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+
+from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.reporting.tables import Table
+from res_repro.tracking import config_hash, git_commit, tracked_run
+
+
+def write_episodes(records: Sequence[EpisodeRecord], path: Path) -> Path:
+    """All episode records of a run as JSONL (the trajectories)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record.to_dict(), default=str) + "\n")
+    return path
+
+
+def publish(
+    cfg: DictConfig, table: Table, name: str, metrics: Mapping[str, float], extra: Sequence[Path] = ()
+) -> list[Path]:
+    """Write ``table`` (Markdown, CSV, LaTeX) to the run folder, print it, and record an MLflow run."""
+    out = Path(cfg.paths.output_dir)
+    artifacts = [*table.write(out, name), *extra]
+    print(table.to_markdown())
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    tags = {"git_commit": git_commit(cfg.paths.root_dir), "config_hash": config_hash(resolved), "table": name}
+    with tracked_run(
+        enabled=cfg.tracking.enabled,
+        uri=cfg.tracking.uri,
+        experiment=cfg.tracking.experiment,
+        run_name=f"{name}-{cfg.benchmark.name}",
+        params=resolved,
+        tags=tags,
+        artifact_root=cfg.paths.mlflow_artifacts,
+    ) as tracker:
+        tracker.log_metrics(metrics)
+        tracker.log_artifacts(artifacts, folder="results")
+        hydra_dir = out / ".hydra"
+        if hydra_dir.is_dir():
+            tracker.log_artifacts(sorted(hydra_dir.iterdir()), folder=".hydra")
+        if tracker.run_id:
+            print(f"MLflow run {tracker.run_id} in {cfg.tracking.uri} (experiment {cfg.tracking.experiment})")
+    return artifacts
