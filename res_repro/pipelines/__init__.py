@@ -7,9 +7,10 @@ from collections.abc import Callable
 from omegaconf import DictConfig
 
 from res_repro.errors import UserInputError
+from res_repro.pipelines.depth import run_res_depth
 from res_repro.pipelines.table1 import run_table1
 
-PIPELINES: dict[str, Callable[[DictConfig], object]] = {"table1": run_table1}
+PIPELINES: dict[str, Callable[[DictConfig], object]] = {"table1": run_table1, "res_depth": run_res_depth}
 
 
 def run_pipeline(cfg: DictConfig) -> object:

@@ -200,14 +200,14 @@ class Scaler:
     def _target_gives_up(self, node: Node) -> bool:
         return self.target is not None and not any(o["passed"] for o in self.evaluate_target(node))
 
-    def scale(self, task: Task) -> LineageResult:
-        """Scale one seed task until a stopping rule fires."""
+    def scale(self, task: Task, depth_cap: int | None = None) -> LineageResult:
+        """Scale one seed task until a stopping rule fires (``depth_cap`` overrides the settings')."""
         root = root_node(task, self.store)
         nodes = [root]
         if self._target_gives_up(root):
             return LineageResult(task.task_id, nodes, "target_failed")
         parent = root
-        for depth in range(1, self.settings.depth_cap + 1):
+        for depth in range(1, (self.settings.depth_cap if depth_cap is None else depth_cap) + 1):
             child = self.grow(parent if self.settings.inheritance else root, depth)
             if child is None:
                 return LineageResult(task.task_id, nodes, "no_valid_child")

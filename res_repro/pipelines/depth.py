@@ -1,0 +1,150 @@
+"""RES by depth: agents' pass rate, turns and tool calls at each depth of the lineages, and the ablations.
+
+Depth d evaluates, for every seed task, its node at depth d, or its last node when the lineage stopped
+earlier (early-stopped finals are carried forward, as in the paper's historical means). Two ablations
+follow: the last environments with their composed dependencies and prerequisite work removed (Table 3A),
+and lineages rebuilt without inheritance to the same depth (Table 3B).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from statistics import fmean
+
+from omegaconf import DictConfig
+
+from res_repro.agents import Agent
+from res_repro.benchmarks.registry import load_task_dir
+from res_repro.env.task import Task
+from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.metrics import rate_with_ci
+from res_repro.evaluation.runner import EpisodeRequest, evaluate
+from res_repro.evaluation.store import EpisodeStore
+from res_repro.pipelines.lineages import (
+    build_lineages,
+    cache_dir,
+    configured_agents,
+    configured_tasks,
+    make_scaler,
+)
+from res_repro.pipelines.reporting import publish, write_episodes
+from res_repro.reporting.tables import Table
+from res_repro.res.scaling import LineageResult, without_dependencies
+
+WITHOUT_DEPENDENCIES = "w/o dependencies"
+WITHOUT_INHERITANCE = "w/o inheritance"
+
+
+def at_depth(lineage: LineageResult, depth: int) -> Task:
+    """The lineage's environment at ``depth``, or its last one when it stopped earlier."""
+    return lineage.nodes[min(depth, len(lineage.nodes) - 1)].task
+
+
+def without_dependencies_task(cfg: DictConfig, lineage: LineageResult) -> Task:
+    """The last environment with prerequisite-demanding changes removed (built once, then reused)."""
+    last = lineage.last
+    dest = (
+        cache_dir(cfg)
+        / "ablations"
+        / "without_dependencies"
+        / last.manifest.seed_task_id
+        / last.manifest.node_id
+    )
+    if not dest.is_dir():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=dest.parent))
+        try:
+            without_dependencies(lineage.nodes[0], last.manifest.history, staging / "env")
+            (staging / "env").rename(dest)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return load_task_dir(dest, benchmark=last.task.benchmark)
+
+
+def conditions(cfg: DictConfig, tasks: Sequence[Task]) -> dict[str, list[Task]]:
+    """Every evaluated condition: depths 0..cap, then the two ablations."""
+    lineages = build_lineages(cfg, tasks)
+    found: dict[str, list[Task]] = {
+        f"depth {d}": [at_depth(lineage, d) for lineage in lineages] for d in range(cfg.scaling.depth_cap + 1)
+    }
+    found[WITHOUT_DEPENDENCIES] = [without_dependencies_task(cfg, lineage) for lineage in lineages]
+    rebuild = make_scaler(cfg, inheritance=False)
+    rebuild.target = None  # matched planned depth: rebuild to the depth the full lineage reached
+    found[WITHOUT_INHERITANCE] = [
+        rebuild.scale(task, depth_cap=lineage.last.manifest.depth).last.task
+        for task, lineage in zip(tasks, lineages, strict=True)
+    ]
+    return found
+
+
+def build_depth_table(
+    records: Mapping[tuple[str, str], Sequence[EpisodeRecord]], agents: Mapping[str, Agent], confidence: float
+) -> tuple[Table, dict[str, float]]:
+    """One row per condition; per agent its pass rate (with CI), mean turns and mean tool calls."""
+    columns = ["condition", "n"]
+    for key in agents:
+        columns += [f"{key} pass (%)", f"{key} {confidence:.0%} CI", f"{key} turns", f"{key} tool calls"]
+    table = Table(title="RES by depth: scripted agents' pass rate and interaction demand", columns=columns)
+    logged: dict[str, float] = {}
+    names = list(dict.fromkeys(condition for _, condition in records))
+    for condition in names:
+        cells: list[object] = [condition, len(records[(next(iter(agents)), condition)])]
+        for key in agents:
+            mine = records[(key, condition)]
+            rate = rate_with_ci([r.passed for r in mine], confidence)
+            turns, calls = fmean(r.turns for r in mine), fmean(r.tool_calls for r in mine)
+            cells += [
+                f"{100 * rate.value:.1f}",
+                f"[{100 * rate.low:.1f}, {100 * rate.high:.1f}]",
+                f"{turns:.1f}",
+                f"{calls:.1f}",
+            ]
+            slug = condition.replace(" ", "_").replace("/", "")
+            logged.update({f"{key}.{slug}.pass_rate": rate.value, f"{key}.{slug}.tool_calls": calls})
+        table.add_row(*cells)
+    kinds = ", ".join(f"{k} ({'scripted' if a.scripted else 'model'})" for k, a in agents.items())
+    table.notes = [
+        f"Agents: {kinds}. Scripted agents are deterministic programs, not models.",
+        "Depth d uses each seed's node at depth d, or its last node if its lineage stopped earlier.",
+        f"'{WITHOUT_DEPENDENCIES}': the last environments rebuilt from E0 without the changes that "
+        f"demand prerequisite work. '{WITHOUT_INHERITANCE}': every round extends E0 independently, "
+        "to the same depth.",
+    ]
+    return table, logged
+
+
+def run_res_depth(cfg: DictConfig) -> Table:
+    """Scale, evaluate every agent under every condition, and report the depth table."""
+    agents = configured_agents(cfg, cfg.agents)
+    found = conditions(cfg, configured_tasks(cfg))
+    requests = [
+        EpisodeRequest(task, key, environment=condition)
+        for key in agents
+        for condition, tasks in found.items()
+        for task in tasks
+    ]
+    flat = evaluate(
+        requests,
+        agents=agents,
+        backend=cfg.sandbox.backend,
+        store=EpisodeStore(cache_dir(cfg) / "episodes"),
+        workers=cfg.workers,
+        seed=cfg.seed,
+        max_infra_retries=cfg.sandbox.max_infra_retries,
+        show_progress=cfg.show_progress,
+    )
+    records: dict[tuple[str, str], list[EpisodeRecord]] = {}
+    for request, record in zip(requests, flat, strict=True):
+        records.setdefault((request.agent, request.environment), []).append(record)
+    table, metrics = build_depth_table(records, agents, cfg.metrics.confidence)
+    publish(
+        cfg,
+        table,
+        "res_depth",
+        metrics,
+        extra=[write_episodes(flat, Path(cfg.paths.output_dir) / "episodes.jsonl")],
+    )
+    return table
