@@ -9,15 +9,20 @@ from pathlib import Path
 from typing import Any
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write ``data`` as JSON to ``path`` through a temporary file, fsync and rename."""
+def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
+    """Write ``data`` as JSON to ``path`` through a temporary file and a rename.
+
+    ``durable`` also fsyncs before the rename, so the write survives a power loss; caches whose entries
+    can be recomputed skip it.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=1, default=str)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -119,7 +119,7 @@ class LLMAgent(Agent):
         }
 
     def _respond(self, request: ModelRequest, state: LoopState, rng: random.Random) -> ModelResponse:
-        key = request.key(self.provider.name, self.provider.base_url)
+        key = request.key(self.provider.name, self.provider.base_url) if self.cache else ""
         cached = self.cache.get(key) if self.cache else None
         if cached is not None:
             state.cache_hits += 1

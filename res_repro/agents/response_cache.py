@@ -26,5 +26,5 @@ class ResponseCache:
         return ModelResponse.from_dict(json.loads(path.read_text(encoding="utf-8")))
 
     def put(self, key: str, response: ModelResponse) -> None:
-        """Store a response atomically."""
-        write_json_atomic(self._path(key), response.to_dict())
+        """Store a response atomically (without fsync: a lost entry is just paid for again)."""
+        write_json_atomic(self._path(key), response.to_dict(), durable=False)

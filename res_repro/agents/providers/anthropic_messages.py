@@ -16,6 +16,7 @@ from res_repro.agents.providers.base import (
     ModelRequest,
     ModelResponse,
     Provider,
+    ProviderError,
     RetryableProviderError,
     ToolCallRequest,
     Usage,
@@ -93,7 +94,7 @@ class AnthropicMessagesProvider(Provider):
         if system:
             options["system"] = system
         if request.temperature is not None:
-            options["temperature"] = request.temperature
+            options["extra_body"] = {"temperature": request.temperature}  # no longer a keyword in SDK 1.x
         if request.tools:
             options["tools"] = [
                 {"name": s.name, "description": s.description, "input_schema": dict(s.input_schema)}
@@ -106,15 +107,19 @@ class AnthropicMessagesProvider(Provider):
             raise classify_status(exc.status_code, str(exc), retry_after_seconds(headers)) from exc
         except (anthropic.APITimeoutError, anthropic.APIConnectionError) as exc:
             raise RetryableProviderError(f"{type(exc).__name__}: {exc}") from exc
+        except anthropic.AnthropicError as exc:  # e.g. a response that fails the SDK's validation
+            raise ProviderError(f"{type(exc).__name__}: {exc}") from exc
         texts = [block.text for block in reply.content if block.type == "text"]
         calls = tuple(
             ToolCallRequest(block.id, block.name, json.dumps(block.input))
             for block in reply.content
             if block.type == "tool_use"
         )
+        cached = getattr(reply.usage, "cache_read_input_tokens", 0) or 0
+        written = getattr(reply.usage, "cache_creation_input_tokens", 0) or 0
+        # Anthropic counts cache reads and writes apart from input_tokens; OpenAI's prompt_tokens include
+        # them. Input tokens here mean every prompt token, as with OpenAI.
         usage = Usage(
-            reply.usage.input_tokens or 0,
-            reply.usage.output_tokens or 0,
-            getattr(reply.usage, "cache_read_input_tokens", 0) or 0,
+            (reply.usage.input_tokens or 0) + cached + written, reply.usage.output_tokens or 0, cached
         )
         return ModelResponse("\n".join(texts) or None, calls, usage, reply.stop_reason)

@@ -69,6 +69,8 @@ class OpenAIChatProvider(Provider):
             raise classify_status(exc.status_code, str(exc), retry_after_seconds(headers)) from exc
         except (openai.APITimeoutError, openai.APIConnectionError) as exc:
             raise RetryableProviderError(f"{type(exc).__name__}: {exc}") from exc
+        except openai.OpenAIError as exc:  # e.g. a response that fails the SDK's validation
+            raise ProviderError(f"{type(exc).__name__}: {exc}") from exc
         if not completion.choices:
             raise RetryableProviderError("the response had no choices")
         choice = completion.choices[0]
@@ -77,6 +79,4 @@ class OpenAIChatProvider(Provider):
             for call in choice.message.tool_calls or ()
             if getattr(call, "function", None) is not None
         )
-        if choice.finish_reason == "length" and not choice.message.content and not calls:
-            raise ProviderError("the response hit the output token limit before saying anything")
         return ModelResponse(choice.message.content, calls, _usage(completion.usage), choice.finish_reason)
