@@ -1,0 +1,1 @@
+"""Payroll calculations for hourly staff."""

@@ -1,0 +1,1 @@
+"""A small shop back end: pricing, carts and checkout."""
