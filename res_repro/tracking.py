@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from filelock import FileLock
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig
 
 MAX_PARAM_CHARS = 6000  # MLflow's limit on a param value
 
@@ -91,6 +93,51 @@ def _ensure_experiment(name: str, artifact_root: str | None) -> None:
     mlflow.set_experiment(name)
 
 
+def _use_experiment(uri: str, experiment: str, artifact_root: str | None) -> None:
+    """Point MLflow at ``uri`` and make ``experiment`` active, creating it under a file lock."""
+    import mlflow
+
+    mlflow.set_tracking_uri(uri)
+    if uri.startswith("sqlite:///"):
+        lock_path = Path(uri.removeprefix("sqlite:///") + ".lock")
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(lock_path)):
+            _ensure_experiment(experiment, artifact_root)
+    else:
+        _ensure_experiment(experiment, artifact_root)
+
+
+PARENT_RUN_FILE = "mlflow_parent_run_id"
+
+
+class MultirunParent(Callback):
+    """A Hydra callback: one MLflow parent run per multirun; each job's run becomes its child."""
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        """Create the parent run and leave its id in the sweep folder for the jobs."""
+        tracking = config.tracking
+        if not tracking.enabled:
+            return
+        import mlflow
+
+        _use_experiment(tracking.uri, tracking.experiment, config.paths.mlflow_artifacts)
+        sweep_dir = Path(config.hydra.sweep.dir)
+        with mlflow.start_run(run_name=f"multirun-{sweep_dir.name}", tags={"multirun": "parent"}) as run:
+            sweep_dir.mkdir(parents=True, exist_ok=True)
+            (sweep_dir / PARENT_RUN_FILE).write_text(run.info.run_id)
+
+
+def parent_run_id() -> str | None:
+    """The multirun's parent run id when this process is a job of a multirun, else None."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    if not HydraConfig.initialized() or HydraConfig.get().mode != RunMode.MULTIRUN:
+        return None
+    marker = Path(HydraConfig.get().sweep.dir) / PARENT_RUN_FILE
+    return marker.read_text().strip() if marker.is_file() else None
+
+
 @contextmanager
 def tracked_run(
     *,
@@ -113,15 +160,10 @@ def tracked_run(
         return
     import mlflow
 
-    mlflow.set_tracking_uri(uri)
-    lock_path = uri.removeprefix("sqlite:///") + ".lock" if uri.startswith("sqlite:///") else None
-    if lock_path:
-        Path(lock_path).parent.mkdir(parents=True, exist_ok=True)
-        with FileLock(lock_path):
-            _ensure_experiment(experiment, artifact_root)
-    else:
-        _ensure_experiment(experiment, artifact_root)
+    _use_experiment(uri, experiment, artifact_root)
     clipped = {key: str(value)[:MAX_PARAM_CHARS] for key, value in flatten(params).items()}
-    with mlflow.start_run(run_name=run_name, tags=dict(tags)) as run:
+    parent = parent_run_id()
+    run_tags = {**tags, "mlflow.parentRunId": parent} if parent else dict(tags)
+    with mlflow.start_run(run_name=run_name, tags=run_tags) as run:
         mlflow.log_params(clipped)
         yield MlflowTracker(run.info.run_id)

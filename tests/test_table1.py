@@ -1,56 +1,85 @@
-"""`make table1`'s path end to end: episodes, a table beside the paper, files, and an MLflow run."""
+"""`make table1`'s path end to end: lineages, episodes, a table beside the paper, files, MLflow runs."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 import mlflow
 
+FAST = ("benchmark.limit=2", "scaling.depth_cap=1", "scaling.target=null", "show_progress=false")
 
-def _run(tmp_path, *overrides: str, flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+
+def _run(
+    tmp_path, *overrides: str, flags: tuple[str, ...] = (), env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     command = [
         sys.executable,
         "-m",
         "res_repro",
         *flags,
         "experiment=table1",
-        "benchmark.limit=2",
         f"paths.root_dir={tmp_path}",
-        "show_progress=false",
-        *overrides,
+        *FAST,
     ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+    return subprocess.run([*command, *overrides], capture_output=True, text=True, timeout=600, env=env)
 
 
-def test_table1_runs_end_to_end_and_reuses_episodes(tmp_path):
+def _client(tmp_path) -> mlflow.tracking.MlflowClient:
+    return mlflow.tracking.MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+
+
+def test_table1_runs_end_to_end_and_reuses_everything(tmp_path):
     first = _run(tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
     assert "| oracle | scripted | original | 2 | 100.00 |" in first.stdout
-    assert "| nop | scripted | original | 2 | 0.00 |" in first.stdout
-    assert "| DeepSeek-V4.1-Flash | model | original |" in first.stdout
+    assert "| oracle | scripted | +RES | 2 | 100.00 |" in first.stdout
+    assert "| nop | scripted | +RES | 2 | 0.00 |" in first.stdout
+    assert "| DeepSeek-V4.1-Flash | model | original |  | not run |" in first.stdout
     assert "91.01" in first.stdout  # the paper column
-    tables = list((tmp_path / "runs" / "table1" / "runs").glob("*/table1.csv"))
-    assert len(tables) == 1
+    assert len(list((tmp_path / "runs" / "table1" / "runs").glob("*/table1.csv"))) == 1
+    assert (
+        len(list((tmp_path / ".cache" / "lineages").glob("*/*/manifest.json"))) == 4
+    )  # 2 seeds x depth 0..1
 
-    client = mlflow.tracking.MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
-    experiment = client.get_experiment_by_name("table1")
-    runs = client.search_runs([experiment.experiment_id])
-    assert len(runs) == 1
-    assert runs[0].data.metrics["oracle.original.pass_rate"] == 1.0
-    assert runs[0].data.params["benchmark.limit"] == "2"
-    assert "config_hash" in runs[0].data.tags
-    artifacts = {a.path for a in client.list_artifacts(runs[0].info.run_id, "results")}
-    assert {"results/table1.md", "results/table1.csv", "results/table1.tex"} <= artifacts
+    client = _client(tmp_path)
+    [run] = client.search_runs([client.get_experiment_by_name("table1").experiment_id])
+    assert run.data.metrics["oracle.res.pass_at_1"] == 1.0
+    assert run.data.metrics["res.mean_depth"] == 1.0
+    assert run.data.params["benchmark.limit"] == "2"
+    assert "config_hash" in run.data.tags
+    artifacts = {a.path for a in client.list_artifacts(run.info.run_id, "results")}
+    assert {
+        "results/table1.md",
+        "results/table1.csv",
+        "results/table1.tex",
+        "results/episodes.jsonl",
+    } <= artifacts
 
     second = _run(tmp_path)
     assert second.returncode == 0, second.stderr
-    assert "4 episodes: 4 reused from the store, 0 to run" in second.stdout + second.stderr
+    assert "8 episodes: 8 reused from the store, 0 to run" in second.stdout + second.stderr
 
 
-def test_multirun_lands_one_run_per_job(tmp_path):
+def test_multirun_has_a_parent_run_and_one_child_per_job(tmp_path):
     result = _run(tmp_path, "metrics.confidence=0.9,0.95", flags=("--multirun",))
     assert result.returncode == 0, result.stdout + result.stderr
-    client = mlflow.tracking.MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    client = _client(tmp_path)
     runs = client.search_runs([client.get_experiment_by_name("table1").experiment_id])
-    assert sorted(r.data.params["metrics.confidence"] for r in runs) == ["0.9", "0.95"]
+    [parent] = [r for r in runs if r.data.tags.get("multirun") == "parent"]
+    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
+    assert sorted(r.data.params["metrics.confidence"] for r in children) == ["0.9", "0.95"]
+
+
+def test_a_missing_key_stops_before_any_work(tmp_path):
+    keyless = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    result = _run(tmp_path, "models=api", env=keyless)
+    assert result.returncode == 2
+    assert (
+        result.stderr.strip()
+        .splitlines()[-1]
+        .startswith("error: model 'deepseek-v4.1-flash' needs its API key")
+    )
+    assert "DEEPSEEK_API_KEY" in result.stderr
+    assert not (tmp_path / ".cache").exists()
