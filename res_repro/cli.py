@@ -62,7 +62,24 @@ def _export_sft(argv: list[str]) -> int:
     return 0
 
 
-SUBCOMMANDS = {"check": _check, "export-sft": _export_sft}
+def _validate(argv: list[str]) -> int:
+    """Check that TARGET's task files are well-formed, without running anything."""
+    from res_repro.benchmarks.registry import resolve_target
+
+    parser = argparse.ArgumentParser(prog="res-repro validate", description=_validate.__doc__)
+    parser.add_argument("target", help="a task directory, a folder of them, or a benchmark name")
+    args = parser.parse_args(argv)
+    try:
+        tasks = resolve_target(args.target)
+    except UserInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    kinds = sorted({task.kind for task in tasks})
+    print(f"{len(tasks)} tasks well-formed ({', '.join(kinds)})")
+    return 0
+
+
+SUBCOMMANDS = {"check": _check, "validate": _validate, "export-sft": _export_sft}
 
 
 def main() -> None:

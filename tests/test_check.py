@@ -61,3 +61,24 @@ def test_unknown_benchmark_name(tmp_path):
     result = _check("no_such_suite", tmp_path)
     assert result.returncode == 2
     assert "terminal_bundled" in result.stderr
+
+
+def test_validate_reads_without_running(tmp_path):
+    suite = tmp_path / "suite"
+    make_task(suite, "a")
+    good = subprocess.run(
+        [sys.executable, "-m", "res_repro", "validate", str(suite)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert good.returncode == 0 and good.stdout.strip() == "1 tasks well-formed (harbor)"
+    (suite / "a" / "task.toml").write_text("[agent]\ntimeout_sec = 0\n")
+    bad = subprocess.run(
+        [sys.executable, "-m", "res_repro", "validate", str(suite)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2
+    assert "task.toml: field 'agent.timeout_sec'" in bad.stderr
