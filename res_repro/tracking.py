@@ -62,6 +62,9 @@ class Tracker:
     def log_artifacts(self, paths: list[Path], folder: str | None = None) -> None:
         """Attach files to the run."""
 
+    def log_figure(self, figure: Any, artifact_file: str) -> None:
+        """Attach a matplotlib figure to the run."""
+
 
 class MlflowTracker(Tracker):
     """Logs into the active MLflow run."""
@@ -81,6 +84,12 @@ class MlflowTracker(Tracker):
 
         for path in paths:
             mlflow.log_artifact(str(path), artifact_path=folder)
+
+    def log_figure(self, figure: Any, artifact_file: str) -> None:
+        """Attach a matplotlib figure to the active run."""
+        import mlflow
+
+        mlflow.log_figure(figure, artifact_file)
 
 
 def _ensure_experiment(name: str, artifact_root: str | None) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from statistics import fmean
 
+from matplotlib.figure import Figure
 from omegaconf import DictConfig
 
 from res_repro.agents import Agent
@@ -31,6 +32,7 @@ from res_repro.pipelines.lineages import (
     make_scaler,
 )
 from res_repro.pipelines.reporting import publish, write_episodes
+from res_repro.reporting.figures import depth_curves, lineage_graph, proposer_cost
 from res_repro.reporting.tables import Table
 from res_repro.res.scaling import LineageResult, without_dependencies
 
@@ -64,9 +66,10 @@ def without_dependencies_task(cfg: DictConfig, lineage: LineageResult) -> Task:
     return load_task_dir(dest, benchmark=last.task.benchmark)
 
 
-def conditions(cfg: DictConfig, tasks: Sequence[Task]) -> dict[str, list[Task]]:
+def conditions(
+    cfg: DictConfig, tasks: Sequence[Task], lineages: Sequence[LineageResult]
+) -> dict[str, list[Task]]:
     """Every evaluated condition: depths 0..cap, then the two ablations."""
-    lineages = build_lineages(cfg, tasks)
     found: dict[str, list[Task]] = {
         f"depth {d}": [at_depth(lineage, d) for lineage in lineages] for d in range(cfg.scaling.depth_cap + 1)
     }
@@ -119,7 +122,9 @@ def build_depth_table(
 def run_res_depth(cfg: DictConfig) -> Table:
     """Scale, evaluate every agent under every condition, and report the depth table."""
     agents = configured_agents(cfg, cfg.agents)
-    found = conditions(cfg, configured_tasks(cfg))
+    tasks = configured_tasks(cfg)
+    lineages = build_lineages(cfg, tasks)
+    found = conditions(cfg, tasks, lineages)
     requests = [
         EpisodeRequest(task, key, environment=condition)
         for key in agents
@@ -140,11 +145,43 @@ def run_res_depth(cfg: DictConfig) -> Table:
     for request, record in zip(requests, flat, strict=True):
         records.setdefault((request.agent, request.environment), []).append(record)
     table, metrics = build_depth_table(records, agents, cfg.metrics.confidence)
-    publish(
-        cfg,
-        table,
-        "res_depth",
-        metrics,
-        extra=[write_episodes(flat, Path(cfg.paths.output_dir) / "episodes.jsonl")],
-    )
+    episodes = write_episodes(flat, Path(cfg.paths.output_dir) / "episodes.jsonl")
+    figures = depth_figures(cfg, records, agents, lineages)
+    publish(cfg, table, "res_depth", metrics, extra=[episodes], figures=figures)
     return table
+
+
+def depth_figures(
+    cfg: DictConfig,
+    records: Mapping[tuple[str, str], Sequence[EpisodeRecord]],
+    agents: Mapping[str, Agent],
+    lineages: Sequence[LineageResult],
+) -> dict[str, Figure]:
+    """Depth curves (as Figure 4), proposer cost (Figure 5) and the deepest lineage's graph (Figure 6)."""
+    benchmark = cfg.benchmark.name
+    series = {
+        key: {
+            d: [(r.passed, r.turns, r.tool_calls) for r in records[(key, f"depth {d}")]]
+            for d in range(cfg.scaling.depth_cap + 1)
+        }
+        for key in agents
+    }
+    costs: dict[int, list[dict[str, float]]] = {}
+    for lineage in lineages:
+        for node in lineage.nodes[1:]:
+            costs.setdefault(node.manifest.depth, []).append(node.manifest.proposer)
+    deepest = max(lineages, key=lambda lineage: lineage.last.manifest.depth).last.manifest
+    families = {e.dependent: a.family for a in deepest.history for e in a.edges}
+    figures = {
+        f"depth_curves_{benchmark}": depth_curves(
+            series, turn_limit=cfg.agent_loop.max_turns, title=f"{benchmark}: agents by RES depth"
+        ),
+        f"lineage_graph_{benchmark}": lineage_graph(
+            deepest.graph, families, title=f"{deepest.seed_task_id} at depth {deepest.depth}"
+        ),
+    }
+    if costs:
+        figures[f"proposer_cost_{benchmark}"] = proposer_cost(
+            costs, title=f"{benchmark}: proposer cost per child"
+        )
+    return figures

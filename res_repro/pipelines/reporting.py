@@ -6,9 +6,11 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from matplotlib.figure import Figure
 from omegaconf import DictConfig, OmegaConf
 
 from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.reporting.figures import save as save_figure
 from res_repro.reporting.tables import Table
 from res_repro.tracking import config_hash, git_commit, tracked_run
 
@@ -23,10 +25,17 @@ def write_episodes(records: Sequence[EpisodeRecord], path: Path) -> Path:
 
 
 def publish(
-    cfg: DictConfig, table: Table, name: str, metrics: Mapping[str, float], extra: Sequence[Path] = ()
+    cfg: DictConfig,
+    table: Table,
+    name: str,
+    metrics: Mapping[str, float],
+    extra: Sequence[Path] = (),
+    figures: Mapping[str, Figure] | None = None,
 ) -> list[Path]:
-    """Write ``table`` (Markdown, CSV, LaTeX) to the run folder, print it, and record an MLflow run."""
+    """Write ``table`` (Markdown, CSV, LaTeX) and figures (PNG, PDF) to the run folder, print the table,
+    and record an MLflow run with all of them."""
     out = Path(cfg.paths.output_dir)
+    figures = dict(figures or {})
     artifacts = [*table.write(out, name), *extra]
     print(table.to_markdown())
     resolved = OmegaConf.to_container(cfg, resolve=True)
@@ -42,6 +51,9 @@ def publish(
     ) as tracker:
         tracker.log_metrics(metrics)
         tracker.log_artifacts(artifacts, folder="results")
+        for figure_name, figure in figures.items():
+            tracker.log_figure(figure, f"figures/{figure_name}.png")
+            artifacts += save_figure(figure, out / "figures", figure_name)
         hydra_dir = out / ".hydra"
         if hydra_dir.is_dir():
             tracker.log_artifacts(sorted(hydra_dir.iterdir()), folder=".hydra")
