@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import random
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -356,3 +357,34 @@ def test_docker_builds_an_environment_once(docker_image: str, tmp_path: Path) ->
                 assert sandbox.exec("cat /built.txt", T).stdout == "built\n"
     assert len(builds) <= 1
     assert all(tag.startswith("res-repro-env:") and len(tag) == len("res-repro-env:") + 16 for tag in builds)
+
+
+# -- escape attempts -----------------------------------------------------------------------------------
+
+
+def test_cannot_read_host_files(sandbox: Sandbox, tmp_path: Path) -> None:
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("host-only-content\n")
+    for path in (secret, Path.home() / ".bash_history", Path("/proc/1/environ")):
+        result = sandbox.exec(f"cat {path} 2>/dev/null", T)
+        assert "host-only-content" not in result.stdout
+        assert "API_KEY" not in result.stdout
+
+
+def test_cannot_signal_host_processes(sandbox: Sandbox) -> None:
+    command, cmdline = sleep_marker()
+    host = subprocess.Popen(command.split())
+    try:
+        result = sandbox.exec(f"kill -9 {host.pid}; echo rc=$?", T)
+        assert "rc=0" not in result.stdout
+        time.sleep(0.2)
+        assert host.poll() is None, "a host process was killed from inside the sandbox"
+        assert host_pids_with(cmdline) == [host.pid]
+    finally:
+        host.kill()
+        host.wait()
+
+
+def test_cannot_see_host_processes(sandbox: Sandbox) -> None:
+    visible = sandbox.exec("ls /proc | grep -c '^[0-9]'", T).stdout.strip()
+    assert int(visible or 0) < 20  # only the sandbox's own few processes
