@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
+import os
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -117,14 +117,23 @@ class LineageStore:
         return Node(path, manifest, load_task_dir(path / ENV_DIR, benchmark=f"res:{seed_task_id}"))
 
     def save(self, env_dir: Path, manifest: Manifest) -> Node:
-        """Move a finished environment into place and write its manifest last."""
-        path = self.node_path(manifest.seed_task_id, manifest.node_id)
-        path.mkdir(parents=True, exist_ok=True)
-        if (path / ENV_DIR).exists():
-            shutil.rmtree(path / ENV_DIR)
-        shutil.move(str(env_dir), path / ENV_DIR)
-        manifest.content_hash = hash_tree(path / ENV_DIR)
-        write_json_atomic(path / MANIFEST, manifest.to_dict())
+        """Publish a finished environment with its manifest by renaming its whole folder into place.
+
+        ``env_dir`` must be the ``env`` folder inside a scratch folder from :meth:`workspace`. The
+        rename is atomic, so readers (other processes of a parallel multirun included) see either the
+        complete node or none; when another process published the same node first, its copy (built
+        from the same parent and change) is kept.
+        """
+        staging = env_dir.parent
+        manifest.content_hash = hash_tree(env_dir)
+        write_json_atomic(staging / MANIFEST, manifest.to_dict())
+        final = self.node_path(manifest.seed_task_id, manifest.node_id)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.rename(staging, final)
+        except OSError:
+            if not (final / MANIFEST).is_file():
+                raise
         loaded = self.load(manifest.seed_task_id, manifest.node_id)
         assert loaded is not None
         return loaded

@@ -126,7 +126,13 @@ class Scaler:
                 if proposal is None:
                     log.info("%s depth %d: no operator applies", seed_id, depth)
                     return None
-                applications = _apply(context.draft, proposal.steps, visible)
+                try:
+                    applications = _apply(context.draft, proposal.steps, visible)
+                except Exception as exc:  # a proposal that cannot be applied is a rejected candidate
+                    context.feedback = [f"apply: {type(exc).__name__}: {exc}"]
+                    context.tried += [name for name, _ in proposal.steps]
+                    log.info("%s depth %d revision %d could not be applied: %s", seed_id, depth, revision, exc)
+                    continue
                 nid = node_id(base.manifest.node_id, f"{base.manifest.content_hash}-{depth}", applications)
                 existing = self.store.load(seed_id, nid)
                 if existing is not None:

@@ -1,24 +1,26 @@
-"""Operators that change Harbor (terminal and workspace) environments through files and commands."""
+"""Operators that change Harbor (terminal and workspace) environments through files and commands.
+
+The library spans three families, split by module: information access (here and
+:mod:`~res_repro.res.operators.harbor_access`), resource relations
+(:mod:`~res_repro.res.operators.harbor_relations`) and execution dependencies
+(:mod:`~res_repro.res.operators.harbor_execution`). :data:`HARBOR_OPERATORS` lists them all.
+"""
 
 from __future__ import annotations
 
+import gzip
 import io
 import random
 import tarfile
 from typing import Any, ClassVar
 
 from res_repro.res.drafts import HarborDraft
-from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
+from res_repro.res.graph import DependencyGraph, Edge
 from res_repro.res.operators.base import Family, Operator
-
-
-def workspace_files(draft: HarborDraft) -> list[str]:
-    """Regular files of the workspace, relative to /app, sorted."""
-    return sorted(
-        p.relative_to(draft.workspace).as_posix()
-        for p in draft.workspace.rglob("*")
-        if p.is_file() and not p.is_symlink() and ".git" not in p.parts
-    )
+from res_repro.res.operators.harbor_access import EncodeFile, SplitParts, TranscodeText
+from res_repro.res.operators.harbor_common import RELATIVE_PATH, listed, moved, node, pick_files, restored
+from res_repro.res.operators.harbor_execution import BrokenHelper, OutputLock, SetupGate
+from res_repro.res.operators.harbor_relations import AliasChain, IncludeFragments, OpaqueRename, StaleCopies
 
 
 class ArchiveInputs(Operator):
@@ -31,7 +33,7 @@ class ArchiveInputs(Operator):
     params_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
-            "files": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+            "files": {"type": "array", "items": RELATIVE_PATH, "minItems": 1, "uniqueItems": True},
             "archive": {"type": "string", "pattern": r"^[A-Za-z0-9_.-]+\.tar\.gz$"},
         },
         "required": ["files", "archive"],
@@ -41,48 +43,48 @@ class ArchiveInputs(Operator):
     def propose(
         self, draft: HarborDraft, graph: DependencyGraph, rng: random.Random
     ) -> dict[str, Any] | None:
-        """Pick one to three workspace files."""
-        files = [f for f in workspace_files(draft) if not f.endswith(".tar.gz")]
-        if not files:
+        """Pick one to three task files, or earlier artifacts."""
+        files = pick_files(draft, graph, rng)
+        if files is None:
             return None
-        chosen = sorted(rng.sample(files, k=min(len(files), rng.choice((1, 2, 3)))))
-        return {"files": chosen, "archive": f"inputs-{rng.getrandbits(24):06x}.tar.gz"}
+        return {"files": files, "archive": f"inputs-{rng.getrandbits(24):06x}.tar.gz"}
 
     def apply(self, draft: HarborDraft, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
         """Pack the files (deterministically) and delete the originals."""
         buffer = io.BytesIO()
-        with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
+        with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
             for name in params["files"]:
                 source = draft.workspace / name
                 info = tar.gettarinfo(str(source), arcname=name)
                 info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
                 with source.open("rb") as handle:
                     tar.addfile(info, handle)
-        (draft.workspace / params["archive"]).write_bytes(_stable_gzip(buffer.getvalue()))
+        (draft.workspace / params["archive"]).write_bytes(gzip.compress(buffer.getvalue(), mtime=0))
         for name in params["files"]:
             (draft.workspace / name).unlink()
         draft.add_prelude(self.name, f"cd /app && tar -xzf {params['archive']}\n")
-        archive = f"file:/app/{params['archive']}"
-        return [Edge(OBSERVATION, archive, "listed in /app")] + [
+        archive = params["archive"]
+        return listed(archive) + [
             edge
             for name in params["files"]
-            for edge in (
-                Edge(archive, f"file:/app/{name}", "extracted from the archive"),
-                Edge(f"file:/app/{name}", GOAL, "an input of the task"),
-            )
+            for edge in restored(graph, name, [(node(archive), "extracted from the archive")], self.name)
         ]
 
     def applied(self, draft: HarborDraft, params: dict[str, Any]) -> str | None:
         """The archive exists and the originals are gone."""
-        if not (draft.workspace / params["archive"]).is_file():
-            return "the archive is missing"
-        left = [f for f in params["files"] if (draft.workspace / f).exists()]
-        return f"files still in place: {left}" if left else None
+        return moved(draft, [params["archive"]], params["files"])
 
 
-def _stable_gzip(data: bytes) -> bytes:
-    """Zero the gzip header's timestamp so the same content gives the same bytes."""
-    return data[:4] + b"\x00\x00\x00\x00" + data[8:]
-
-
-HARBOR_OPERATORS: tuple[Operator, ...] = (ArchiveInputs(),)
+HARBOR_OPERATORS: tuple[Operator, ...] = (
+    ArchiveInputs(),
+    EncodeFile(),
+    SplitParts(),
+    TranscodeText(),
+    OpaqueRename(),
+    StaleCopies(),
+    AliasChain(),
+    IncludeFragments(),
+    SetupGate(),
+    OutputLock(),
+    BrokenHelper(),
+)
