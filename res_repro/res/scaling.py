@@ -131,7 +131,7 @@ class Scaler:
                 except Exception as exc:  # a proposal that cannot be applied is a rejected candidate
                     context.feedback = [f"apply: {type(exc).__name__}: {exc}"]
                     context.tried += [name for name, _ in proposal.steps]
-                    log.info("%s depth %d revision %d could not be applied: %s", seed_id, depth, revision, exc)
+                    log.info("%s depth %d revision %d not applicable: %s", seed_id, depth, revision, exc)
                     continue
                 nid = node_id(base.manifest.node_id, f"{base.manifest.content_hash}-{depth}", applications)
                 existing = self.store.load(seed_id, nid)
