@@ -221,7 +221,7 @@ def run_reference_program(
     """Run ``solution/solve.py`` through ``dispatch``, wrapped in the adapters of a scaled environment.
 
     The program calls ``call(tool, **arguments)``; an error response raises :class:`ToolError`, and one
-    the program does not handle ends the run without an answer.
+    the program does not handle, like any other exception it raises, ends the run without an answer.
     """
 
     def call(tool: str, **arguments: Any) -> Any:
@@ -242,6 +242,11 @@ def run_reference_program(
         messages = [{"role": "assistant", "content": answer}]
     except ToolError as exc:
         answer, messages = None, [{"role": "tool", "content": f"unhandled tool error: {exc}"}]
+    except Exception as exc:  # the program broke on a changed environment: it failed, nothing more
+        answer, messages = (
+            None,
+            [{"role": "tool", "content": f"the program failed: {type(exc).__name__}: {exc}"}],
+        )
     return AgentOutcome(
         stop_reason=StopReason.ANSWERED, answer=answer, turns=1, tool_calls=calls_made(), messages=messages
     )

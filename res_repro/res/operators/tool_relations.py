@@ -1,0 +1,485 @@
+"""Resource-relation operators: how records refer to each other, which copy counts, and where they live."""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any, ClassVar
+
+from res_repro.env.tool_task import ToolDef, ToolError
+from res_repro.res.drafts import ToolDraft
+from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
+from res_repro.res.operators.base import Call, Family, Operator
+from res_repro.res.operators.tool_common import (
+    NOTE_FIELDS,
+    add_outer_layer,
+    add_policy,
+    body_field,
+    delivering_tools,
+    ensure_get_tool,
+    free_name,
+    has_layer,
+    has_policy,
+    has_tool,
+    key_field,
+    layer_tools,
+    lookalike,
+    nullable,
+    original_tools,
+    other_values,
+    pick_share,
+    record_getter,
+    record_node,
+    record_nodes,
+    released_tools,
+    stood_in_for,
+    strict,
+    string_array,
+    string_map,
+    tool,
+    unique_ids,
+)
+
+COMPOSE_SHARE = 0.6  # how often an operator builds on an earlier artifact when it can
+MARKER = "record_state"
+OVERRIDES = {"type": "object", "additionalProperties": {"type": "object"}}  # {key: {field: value}}
+
+
+def _listed_collections(draft: ToolDraft, layer: str) -> list[tuple[str, str, str, list[str], ToolDef]]:
+    """(service, collection, key, list tools, get tool) for released listed collections addressed by a key.
+
+    The list tools are those whose items show the key, with the tools that deliver their results
+    instead. Collections whose listings already have ``layer``, or whose records use a field these
+    changes add (``revision``, ``record_state``, ...), are left out.
+    """
+    done = layer_tools(draft, layer)
+    released = released_tools(draft)
+    found = []
+    for service, collection in sorted({(t.service, t.collection) for t in released}):
+        key = key_field(draft, service, collection)
+        if key is None or any(NOTE_FIELDS.intersection(r) for r in draft.fixtures[service][collection]):
+            continue
+        listers = [
+            t.name
+            for t in released
+            if (t.service, t.collection) == (service, collection)
+            and t.operation in ("list", "search")
+            and (t.fields is None or key in t.fields)
+        ]
+        getter = next(
+            (
+                t
+                for t in released
+                if (t.service, t.collection, t.operation, t.id_field) == (service, collection, "get", key)
+            ),
+            None,
+        )
+        if listers and getter is not None and not done.intersection(listers):
+            found.append((service, collection, key, delivering_tools(draft, listers), getter))
+    return found
+
+
+def _keys(draft: ToolDraft, service: str, collection: str, key: str) -> list[str]:
+    return [str(r[key]) for r in draft.fixtures[service][collection]]
+
+
+class SupersededCopies(Operator):
+    """Near-copies of records that a stated rule says to ignore: they look valid but are not."""
+
+    name = "superseded_copies"
+    family = Family.RESOURCE_RELATIONS
+    kind = "tool"
+    description = (
+        "List tools also show, just before some records, altered copies (fresh look-alike keys, numbers "
+        "scaled by `factor`, id and address fields from `overrides`) marked `record_state: superseded`; "
+        "a policy says to ignore them. The get tool serves the copies too."
+    )
+    params_schema: ClassVar[dict[str, Any]] = strict(
+        {
+            "service": {"type": "string"},
+            "collection": {"type": "string"},
+            "key": {"type": "string"},
+            "tools": string_array(),
+            "get_tool": {"type": "string"},
+            "copies": string_map(),
+            "factor": {"type": "number", "exclusiveMinimum": 0},
+            "overrides": OVERRIDES,
+        }
+    )
+
+    def propose(self, draft: ToolDraft, graph: DependencyGraph, rng: random.Random) -> dict[str, Any] | None:
+        """Pick a listed collection and about half of its records."""
+        candidates = _listed_collections(draft, "decoys")
+        if not candidates:
+            return None
+        service, collection, key, tools, getter = rng.choice(candidates)
+        keys = _keys(draft, service, collection, key)
+        taken = set(keys)
+        copies = {}
+        for original in pick_share(rng, keys):
+            copies[original] = lookalike(rng, original, taken)
+            taken.add(copies[original])
+        records = draft.fixtures[service][collection]
+        return {
+            "service": service,
+            "collection": collection,
+            "key": key,
+            "tools": tools,
+            "get_tool": getter.name,
+            "copies": copies,
+            "factor": rng.choice((1.5, 2.0, 0.5)),
+            "overrides": other_values(rng, records, key, list(copies)),
+        }
+
+    def apply(self, draft: ToolDraft, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
+        """Add the layer serving the copies and publish the rule as a policy record."""
+        layer = {k: params[k] for k in ("tools", "key", "copies", "factor", "overrides", "get_tool")}
+        add_outer_layer(draft, "decoys", {**layer, "argument": params["key"]})
+        where = f"{params['service']}/{params['collection']}"
+        policy = (
+            f"Records with {MARKER} 'superseded' in {where} are obsolete copies of the record named by "
+            "superseded_by: ignore them."
+        )
+        add_policy(draft, params["service"], f"policy-superseded-{params['collection']}", policy)
+        draft.add_adapter(self.name, params)
+        rule = f"rule:{where}/superseded"
+        return [
+            Edge(OBSERVATION, rule, "the policy tool states the rule"),
+            Edge(rule, GOAL, "the rule decides which records count"),
+        ]
+
+    def applied(self, draft: ToolDraft, params: dict[str, Any]) -> str | None:
+        """The layer and the policy are there."""
+        if not has_layer(draft, "decoys", tools=params["tools"], copies=params["copies"]):
+            return "no decoys layer with these copies"
+        policy = f"policy-superseded-{params['collection']}"
+        return None if has_policy(draft, params["service"], policy) else "the policy record is missing"
+
+    def adapt(self, call: Call, params: dict[str, Any]) -> Call:
+        """Drop the copies from list results."""
+        copies, key = frozenset(params["copies"].values()), params["key"]
+
+        def filtered(name: str, **arguments: Any) -> Any:
+            body = call(name, **arguments)
+            if (
+                name not in params["tools"]
+                or not isinstance(body, dict)
+                or not isinstance(body.get("items"), list)
+            ):
+                return body
+            kept = [
+                r
+                for r in body["items"]
+                if not (isinstance(r, dict) and str(r.get(key)) in copies and r.get(MARKER) == "superseded")
+            ]
+            return {**body, "items": kept, "count": len(kept)}
+
+        return filtered
+
+
+class StaleRevisions(Operator):
+    """List tools show an older revision of some records next to the current one; the highest counts."""
+
+    name = "stale_revisions"
+    family = Family.RESOURCE_RELATIONS
+    kind = "tool"
+    description = (
+        "List tools show each record with a `revision`; some records appear twice, an older revision "
+        "(numbers scaled by `factor`, id and address fields from `overrides`) before the current one. "
+        "A policy says the highest revision wins."
+    )
+    params_schema: ClassVar[dict[str, Any]] = strict(
+        {
+            "service": {"type": "string"},
+            "collection": {"type": "string"},
+            "key": {"type": "string"},
+            "tools": string_array(),
+            "ids": string_array(),
+            "factor": {"type": "number", "exclusiveMinimum": 0},
+            "overrides": OVERRIDES,
+        }
+    )
+
+    def propose(self, draft: ToolDraft, graph: DependencyGraph, rng: random.Random) -> dict[str, Any] | None:
+        """Pick a listed collection and about half of its records."""
+        candidates = _listed_collections(draft, "revisions")
+        if not candidates:
+            return None
+        service, collection, key, tools, _ = rng.choice(candidates)
+        ids = pick_share(rng, _keys(draft, service, collection, key))
+        return {
+            "service": service,
+            "collection": collection,
+            "key": key,
+            "tools": tools,
+            "ids": ids,
+            "factor": rng.choice((1.25, 0.8, 2.0)),
+            "overrides": other_values(rng, draft.fixtures[service][collection], key, ids),
+        }
+
+    def apply(self, draft: ToolDraft, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
+        """Add the layer listing the stale revisions and publish the precedence rule."""
+        layer = {k: params[k] for k in ("tools", "key", "ids", "factor", "overrides")}
+        add_outer_layer(draft, "revisions", layer)
+        where = f"{params['service']}/{params['collection']}"
+        policy = (
+            f"Listings of {where} may show one record (same {params['key']}) in several revisions: only the "
+            "highest revision is current; older revisions are obsolete."
+        )
+        add_policy(draft, params["service"], f"policy-revisions-{params['collection']}", policy)
+        draft.add_adapter(self.name, params)
+        rule = f"rule:{where}/latest-revision"
+        return [
+            Edge(OBSERVATION, rule, "the policy tool states the precedence rule"),
+            Edge(rule, GOAL, "the rule decides which revision counts"),
+        ]
+
+    def applied(self, draft: ToolDraft, params: dict[str, Any]) -> str | None:
+        """The layer and the policy are there."""
+        if not has_layer(draft, "revisions", tools=params["tools"], ids=params["ids"]):
+            return "no revisions layer for these records"
+        policy = f"policy-revisions-{params['collection']}"
+        return None if has_policy(draft, params["service"], policy) else "the policy record is missing"
+
+    def adapt(self, call: Call, params: dict[str, Any]) -> Call:
+        """Keep only the highest revision of each record, without the revision field."""
+        key = params["key"]
+
+        def latest(name: str, **arguments: Any) -> Any:
+            body = call(name, **arguments)
+            if (
+                name not in params["tools"]
+                or not isinstance(body, dict)
+                or not isinstance(body.get("items"), list)
+            ):
+                return body
+            best: dict[str, int] = {}
+            for record in body["items"]:
+                if isinstance(record, dict):
+                    best[str(record.get(key))] = max(
+                        best.get(str(record.get(key)), 0), record.get("revision", 0)
+                    )
+            kept = [
+                {k: v for k, v in r.items() if k != "revision"}
+                for r in body["items"]
+                if isinstance(r, dict) and r.get("revision", 0) == best[str(r.get(key))]
+            ]
+            return {**body, "items": kept, "count": len(kept)}
+
+        return latest
+
+
+class AliasIds(Operator):
+    """Records are addressed by alias ids: a real id gets 404, and a mapping tool gives the alias."""
+
+    name = "alias_ids"
+    family = Family.RESOURCE_RELATIONS
+    kind = "tool"
+    description = (
+        "The `tools` that address a collection's records by `argument` accept only alias ids; "
+        "`resolve_tool` maps a real id (argument `ref`) to its alias. Composes on earlier records "
+        "(e.g. the vault record of a token)."
+    )
+    params_schema: ClassVar[dict[str, Any]] = strict(
+        {
+            "service": {"type": "string"},
+            "collection": {"type": "string"},
+            "argument": {"type": "string"},
+            "tools": string_array(),
+            "aliases": string_map(),
+            "resolve_tool": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
+            "composed": nullable({"type": "string", "pattern": "^record:"}),
+        }
+    )
+
+    def propose(self, draft: ToolDraft, graph: DependencyGraph, rng: random.Random) -> dict[str, Any] | None:
+        """Pick a get tool of an original collection, or the getter of a record an earlier change added."""
+        composed = self._composed(draft, graph)
+        original = [t for t in original_tools(draft) if t.operation == "get" and self._fits(draft, t)]
+        if composed and (not original or rng.random() < COMPOSE_SHARE):
+            getter, node = rng.choice(composed)
+        elif original:
+            getter, node = rng.choice(sorted(original, key=lambda t: t.name)), None
+        else:
+            return None
+        resolve_tool = free_name(
+            draft, f"resolve_{getter.collection}_alias", f"{getter.service}_resolve_{getter.collection}_alias"
+        )
+        if resolve_tool is None:
+            return None
+        keys = _keys(draft, getter.service, getter.collection, getter.id_field)
+        addressing = sorted(
+            t.name
+            for t in draft.config.tools
+            if (t.service, t.collection, t.id_field) == (getter.service, getter.collection, getter.id_field)
+            and t.operation in ("get", "update")
+        )
+        return {
+            "service": getter.service,
+            "collection": getter.collection,
+            "argument": getter.id_field,
+            "tools": addressing,
+            "aliases": dict(zip(keys, unique_ids(rng, "AL", len(keys)), strict=True)),
+            "resolve_tool": resolve_tool,
+            "composed": node,
+        }
+
+    @staticmethod
+    def _fits(draft: ToolDraft, getter: ToolDef) -> bool:
+        """The getter is reached directly, its records all have a key, and no alias layer covers it yet."""
+        if (
+            getter.name in stood_in_for(draft)
+            or key_field(draft, getter.service, getter.collection) != getter.id_field
+        ):
+            return False
+        return getter.name not in layer_tools(draft, "alias_ids")
+
+    def _composed(self, draft: ToolDraft, graph: DependencyGraph) -> list[tuple[ToolDef, str]]:
+        found = []
+        for target in record_nodes(graph):
+            getter = record_getter(draft, target.service, target.collection, target.key)
+            if getter is not None and self._fits(draft, getter):
+                found.append((getter, target.node))
+        return found
+
+    def apply(self, draft: ToolDraft, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
+        """Store the alias map, add the resolve tool and the layer that refuses real ids."""
+        service, collection = params["service"], params["collection"]
+        mapping = f"{collection}_aliases"
+        store = draft.collection(service, mapping)
+        store.extend({"ref": real, "alias": alias} for real, alias in params["aliases"].items())
+        ensure_get_tool(
+            draft,
+            params["resolve_tool"],
+            service,
+            mapping,
+            "ref",
+            f"The alias id of a {collection} record, by its real id (ref).",
+        )
+        layer = {
+            "tools": params["tools"],
+            "argument": params["argument"],
+            "aliases": {alias: real for real, alias in params["aliases"].items()},
+            "resolve_tool": params["resolve_tool"],
+        }
+        add_outer_layer(draft, "alias_ids", layer)
+        draft.add_adapter(self.name, params)
+        resolver, aliases = f"tool:{params['resolve_tool']}", f"alias:{service}/{collection}"
+        edges = [
+            Edge(OBSERVATION, resolver, "the 404 error names the resolve tool"),
+            Edge(resolver, aliases, "the tool maps real ids to aliases"),
+        ]
+        if params["composed"]:
+            key = params["composed"].partition("#")[0].rsplit("/", 1)[1]
+            alias_record = record_node(service, mapping, key, "alias")
+            return [
+                *edges,
+                Edge(aliases, alias_record, "the alias of the record"),
+                Edge(alias_record, params["composed"], "composed: the record is served by its alias only"),
+            ]
+        return [*edges, Edge(aliases, GOAL, f"the {collection} records, by alias")]
+
+    def applied(self, draft: ToolDraft, params: dict[str, Any]) -> str | None:
+        """The layer, the resolve tool and the alias map are there."""
+        if not has_layer(draft, "alias_ids", tools=params["tools"], resolve_tool=params["resolve_tool"]):
+            return "no alias layer"
+        if not has_tool(draft, params["resolve_tool"]):
+            return f"no tool {params['resolve_tool']}"
+        stored = draft.fixtures[params["service"]].get(f"{params['collection']}_aliases", [])
+        return None if len(stored) >= len(params["aliases"]) else "the alias map is incomplete"
+
+    def adapt(self, call: Call, params: dict[str, Any]) -> Call:
+        """Resolve each real id to its alias (once) before calling a tool that needs aliases."""
+        tools, argument = frozenset(params["tools"]), params["argument"]
+        aliases: dict[str, str] = {}
+
+        def alias_of(real: str) -> str:
+            if real not in aliases:
+                try:
+                    aliases[real] = str(body_field(call(params["resolve_tool"], ref=real), "alias"))
+                except ToolError as exc:
+                    if exc.response.status != 404:
+                        raise
+                    aliases[real] = real  # not an aliased record (e.g. one created since)
+            return aliases[real]
+
+        def aliased(name: str, **arguments: Any) -> Any:
+            if name in tools and arguments.get(argument) is not None:
+                arguments[argument] = alias_of(str(arguments[argument]))
+            return call(name, **arguments)
+
+        return aliased
+
+
+class ArchiveRecords(Operator):
+    """Records split across two services: some are no longer served by their get tool but by an archive."""
+
+    name = "archive_records"
+    family = Family.RESOURCE_RELATIONS
+    kind = "tool"
+    description = (
+        "About half of a get tool's records (`moved`) answer 404 there; they are served by `archive_tool` "
+        "(same id argument), which the error names."
+    )
+    params_schema: ClassVar[dict[str, Any]] = strict(
+        {
+            "tool": {"type": "string"},
+            "argument": {"type": "string"},
+            "moved": string_array(),
+            "archive_tool": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
+        }
+    )
+
+    def propose(self, draft: ToolDraft, graph: DependencyGraph, rng: random.Random) -> dict[str, Any] | None:
+        """Pick an original get tool and about half of its records."""
+        aliased = layer_tools(draft, "alias_ids")
+        getters = sorted(
+            (
+                t
+                for t in original_tools(draft)
+                if t.operation == "get"
+                and t.name not in aliased
+                and key_field(draft, t.service, t.collection) == t.id_field
+            ),
+            key=lambda t: t.name,
+        )
+        if not getters:
+            return None
+        getter = rng.choice(getters)
+        archive_tool = free_name(draft, f"archive_{getter.name}", f"{getter.service}_archive_{getter.name}")
+        if archive_tool is None:
+            return None
+        keys = _keys(draft, getter.service, getter.collection, getter.id_field)
+        return {
+            "tool": getter.name,
+            "argument": getter.id_field,
+            "moved": pick_share(rng, keys),
+            "archive_tool": archive_tool,
+        }
+
+    def apply(self, draft: ToolDraft, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
+        """Add the archive layer (its archive tool takes the get tool's arguments)."""
+        schema = copy.deepcopy(tool(draft, params["tool"]).input_schema)
+        add_outer_layer(draft, "archive", {**params, "input_schema": schema})
+        draft.add_adapter(self.name, params)
+        archive = f"archive:{params['tool']}"
+        return [
+            Edge(OBSERVATION, archive, "the 404 error names the archive tool"),
+            Edge(archive, GOAL, "the archived records"),
+        ]
+
+    def applied(self, draft: ToolDraft, params: dict[str, Any]) -> str | None:
+        """The layer is in the stack."""
+        ok = has_layer(draft, "archive", tool=params["tool"], archive_tool=params["archive_tool"])
+        return None if ok else f"no archive layer on {params['tool']}"
+
+    def adapt(self, call: Call, params: dict[str, Any]) -> Call:
+        """Read archived records from the archive tool."""
+        moved = frozenset(params["moved"])
+
+        def archived(name: str, **arguments: Any) -> Any:
+            if name == params["tool"] and str(arguments.get(params["argument"])) in moved:
+                return call(params["archive_tool"], **arguments)
+            return call(name, **arguments)
+
+        return archived
