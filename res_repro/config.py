@@ -139,7 +139,7 @@ class ScalingConfig:
     composition: bool = True
     library: list[str] | None = None  # operator names; None is the full library
     max_revisions: int = 3
-    target: str | None = "explorer-expert"  # agent deciding when to stop; None: build to the cap
+    target: str | None = "explorer-standard"  # agent deciding when to stop; None: build to the cap
     target_attempts: int = 3
     target_max_turns: int = 60
     proposer: ProposerConfig = field(default_factory=ProposerConfig)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.agents.base import Agent
+from res_repro.agents.explorer import EXPLORERS
 from res_repro.agents.llm_agent import LLMAgent
 from res_repro.agents.outcome import AgentOutcome, StopReason
 from res_repro.agents.providers import make_provider
@@ -15,7 +16,7 @@ from res_repro.agents.response_cache import ResponseCache
 from res_repro.agents.retry import RetryPolicy
 from res_repro.errors import UserInputError
 
-SCRIPTED_AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (OracleAgent, NopAgent)}
+SCRIPTED_AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (OracleAgent, NopAgent, *EXPLORERS)}
 
 
 def make_llm_agent(

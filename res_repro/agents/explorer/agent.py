@@ -1,0 +1,118 @@
+"""The explorer agents: scripted baselines that follow the seed task's plan and adapt by acting.
+
+An explorer knows only the original reference plan of the seed task (``solution/solve.py`` for a
+tool-API task; ``solution/base_solve.sh``, or ``solution/solve.sh`` before any scaling, for a Harbor
+task). It reads that file once at the start; everything else it learns from tool results. Each tool
+call is one turn, within its tier's budget.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from res_repro.agents.base import Agent
+from res_repro.agents.explorer.shell import ShellExplorer
+from res_repro.agents.explorer.tiers import BASIC, EXPERT, STANDARD, Skill, Tier
+from res_repro.agents.explorer.tool_client import AdaptiveClient
+from res_repro.agents.explorer.trace import BudgetExhausted, Trace
+from res_repro.agents.outcome import AgentOutcome, StopReason
+from res_repro.env.task import Task
+
+if TYPE_CHECKING:
+    from res_repro.env.environment import Environment
+
+TOOL_PLAN = "solution/solve.py"
+SHELL_PLANS = ("solution/base_solve.sh", "solution/solve.sh")  # the original one survives scaling first
+
+
+def plan_path(task: Task) -> Path | None:
+    """The seed task's original reference plan, or None when the task ships none."""
+    names = SHELL_PLANS if task.kind == "harbor" else (TOOL_PLAN,)
+    return next((task.path / name for name in names if (task.path / name).is_file()), None)
+
+
+class ExplorerAgent(Agent):
+    """Runs the original plan through the environment's tools with one tier's skills and budget."""
+
+    tier: ClassVar[Tier]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.name = cls.tier.name
+
+    def fingerprint(self) -> dict[str, Any]:
+        """The tier: its name, budget, skills and repair limit."""
+        return {
+            "name": self.name,
+            "tier": self.tier.name,
+            "budget": self.tier.budget,
+            "skills": sorted(self.tier.skills),
+            "recoveries_per_call": self.tier.recoveries_per_call,
+        }
+
+    def run(self, task: Task, environment: Environment) -> AgentOutcome:
+        """Follow the plan; stop with an answer, without one when the plan fails, or at the budget."""
+        trace = Trace(environment, self.tier.budget, self.name, task.instruction)
+        path = plan_path(task)
+        if path is None:
+            trace.note("There is no reference plan to follow, so I stop here.")
+            return self._outcome(StopReason.ANSWERED, trace, None, "no reference plan")
+        try:
+            if task.kind == "harbor":
+                plan = path.read_text(encoding="utf-8")
+                explorer = ShellExplorer(trace, self.tier, context=f"{plan}\n{task.instruction}")
+                succeeded, summary = explorer.run(plan)
+                answer, error = (summary, None) if succeeded else (None, summary)
+            else:
+                answer, error = self._run_program(path, environment, trace), None
+        except BudgetExhausted as exc:
+            trace.note(f"I stop: {exc}.")
+            return self._outcome(StopReason.TURN_LIMIT, trace, None, str(exc))
+        except Exception as exc:  # the plan broke on something the tier could not repair
+            answer, error = None, f"{type(exc).__name__}: {exc}"
+        trace.note(answer if answer is not None else f"I could not complete the plan: {error}")
+        return self._outcome(StopReason.ANSWERED, trace, answer, error)
+
+    def _run_program(self, path: Path, environment: Environment, trace: Trace) -> str:
+        """Run the plan's ``solve(call)`` with the adaptive client; its return value is the answer."""
+        from res_repro.env.tool_task import load_function  # tool_task imports the agents package
+
+        solve = load_function(path, "solve")
+        client = AdaptiveClient(trace, self.tier, environment.tools)
+        if self.tier.has(Skill.POLICIES):
+            client.read_policies()
+        return str(solve(client))
+
+    @staticmethod
+    def _outcome(stop: StopReason, trace: Trace, answer: str | None, error: str | None) -> AgentOutcome:
+        return AgentOutcome(
+            stop_reason=stop,
+            answer=answer,
+            turns=trace.tool_calls,
+            tool_calls=trace.tool_calls,
+            messages=trace.messages,
+            accounting=trace.accounting(),
+            error=error,
+        )
+
+
+class BasicExplorer(ExplorerAgent):
+    """Small budget, no repairs: runs the plan as it stands."""
+
+    tier = BASIC
+
+
+class StandardExplorer(ExplorerAgent):
+    """Retries transient failures, gathers pages, follows `next`, and investigates failed shell steps."""
+
+    tier = STANDARD
+
+
+class ExpertExplorer(ExplorerAgent):
+    """Every skill and the largest budget."""
+
+    tier = EXPERT
+
+
+EXPLORERS: tuple[type[ExplorerAgent], ...] = (BasicExplorer, StandardExplorer, ExpertExplorer)
