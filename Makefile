@@ -35,10 +35,10 @@ format: install ## Reformat the code with ruff
 	$(VENV)/bin/ruff check --fix .
 
 table1: install ## Table 1 on the three bundled suites (offline default: scripted agents)
-	$(CLI) -m experiment=table1 benchmark=claw_bundled,workspace_bundled,terminal_bundled
+	$(CLI) -m experiment=table1 benchmark=claw_bundled,workspace_bundled,terminal_bundled save_results=true
 
 table3: install ## Table 3A/3B: RES by depth, dependencies removed, no inheritance (Claw-style suite)
-	$(CLI) experiment=table3
+	$(CLI) experiment=table3 save_results=true
 
 table3c: install ## Table 3C: depth caps 0,1,2,3,5,10 over the same lineages
 	$(CLI) -m experiment=table3c scaling.depth_cap=0,1,2,3,5,10
@@ -47,7 +47,7 @@ table_a7: install ## Table A7: Pass@1 at thresholds 0.70, 0.80, 0.90 over the sa
 	$(CLI) -m experiment=table_a7 metrics.threshold=0.7,0.8,0.9
 
 res-depth: install ## Scripted agents per RES depth with both ablations on every bundled suite
-	$(CLI) -m experiment=res_depth benchmark=claw_bundled,workspace_bundled,terminal_bundled,agentce
+	$(CLI) -m experiment=res_depth benchmark=claw_bundled,workspace_bundled,terminal_bundled,agentce save_results=true
 
 tables: table1 table3 table3c table_a7 ## Every table implemented so far
 

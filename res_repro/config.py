@@ -159,13 +159,17 @@ class Config:
     """The root config: one group per axis plus run-wide settings."""
 
     task_name: str = MISSING  # the pipeline to run (see res_repro.pipelines)
-    agents: list[str] = field(default_factory=lambda: ["oracle", "nop"])  # scripted names or keys of models
+    # scripted agent names or keys of ``models``; the models groups replace this list
+    agents: list[str] = field(
+        default_factory=lambda: ["oracle", "explorer-basic", "explorer-standard", "explorer-expert"]
+    )
     models: dict[str, ModelConfig] = field(default_factory=dict)
     agent_loop: AgentLoopConfig = field(default_factory=AgentLoopConfig)
     scaling: ScalingConfig = field(default_factory=ScalingConfig)
     seed: int = 0
     workers: int = 2
     show_progress: bool = True
+    save_results: bool = False  # also write tables and figures to paths.results_dir (the committed ones)
     paths: PathsConfig = field(default_factory=PathsConfig)
     benchmark: BenchmarkConfig = field(default_factory=BenchmarkConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)

@@ -8,7 +8,13 @@ import sys
 
 import mlflow
 
-FAST = ("benchmark.limit=2", "scaling.depth_cap=1", "scaling.target=null", "show_progress=false")
+FAST = (
+    "benchmark.limit=2",
+    "scaling.depth_cap=1",
+    "scaling.target=null",
+    "agents=[oracle,nop]",
+    "show_progress=false",
+)
 
 
 def _run(
@@ -74,7 +80,7 @@ def test_multirun_has_a_parent_run_and_one_child_per_job(tmp_path):
 
 def test_a_missing_key_stops_before_any_work(tmp_path):
     keyless = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    result = _run(tmp_path, "models=api", env=keyless)
+    result = _run(tmp_path, "models=api", "agents=[deepseek_v4_1_flash,gpt_5_6_sol]", env=keyless)
     assert result.returncode == 2
     assert (
         result.stderr.strip()

@@ -37,6 +37,11 @@ def publish(
     out = Path(cfg.paths.output_dir)
     figures = dict(figures or {})
     artifacts = [*table.write(out, name), *extra]
+    if cfg.save_results:
+        results = Path(cfg.paths.results_dir)
+        table.write(results, f"{name}_{cfg.benchmark.name}")
+        for figure_name, figure in figures.items():
+            save_figure(figure, results / "figures", figure_name, close=False)
     print(table.to_markdown())
     resolved = OmegaConf.to_container(cfg, resolve=True)
     tags = {"git_commit": git_commit(cfg.paths.root_dir), "config_hash": config_hash(resolved), "table": name}

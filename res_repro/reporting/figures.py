@@ -146,11 +146,13 @@ def lineage_graph(graph: DependencyGraph, families: Mapping[str, str], *, title:
     return figure
 
 
-def save(figure: Figure, folder: Path, name: str) -> list[Path]:
-    """Write the figure as PNG and PDF; return both paths."""
+def save(figure: Figure, folder: Path, name: str, *, close: bool = True) -> list[Path]:
+    """Write the figure as PNG and PDF (with fixed metadata, so reruns give the same files)."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / f"{name}.png", folder / f"{name}.pdf"]
     for path in paths:
-        figure.savefig(path, dpi=150)
-    plt.close(figure)
+        metadata = {"Software": None} if path.suffix == ".png" else {"CreationDate": None, "Producer": None}
+        figure.savefig(path, dpi=150, metadata=metadata)
+    if close:
+        plt.close(figure)
     return paths
