@@ -22,14 +22,14 @@ from res_repro.benchmarks.registry import load_task_dir
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import rate_with_ci
-from res_repro.evaluation.runner import EpisodeRequest, evaluate
-from res_repro.evaluation.store import EpisodeStore
+from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.pipelines.lineages import (
     build_lineages,
     cache_dir,
     configured_agents,
     configured_tasks,
     make_scaler,
+    run_requests,
 )
 from res_repro.pipelines.reporting import publish, write_episodes
 from res_repro.reporting.figures import depth_curves, lineage_graph, proposer_cost
@@ -131,16 +131,7 @@ def run_res_depth(cfg: DictConfig) -> Table:
         for condition, tasks in found.items()
         for task in tasks
     ]
-    flat = evaluate(
-        requests,
-        agents=agents,
-        backend=cfg.sandbox.backend,
-        store=EpisodeStore(cache_dir(cfg) / "episodes"),
-        workers=cfg.workers,
-        seed=cfg.seed,
-        max_infra_retries=cfg.sandbox.max_infra_retries,
-        show_progress=cfg.show_progress,
-    )
+    flat = run_requests(cfg, requests, agents)
     records: dict[tuple[str, str], list[EpisodeRecord]] = {}
     for request, record in zip(requests, flat, strict=True):
         records.setdefault((request.agent, request.environment), []).append(record)

@@ -8,7 +8,7 @@ smaller depth cap, a rerun after a crash) reuses the finished nodes.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,9 @@ from res_repro.agents import Agent, build_agents, make_llm_agent
 from res_repro.benchmarks.registry import load_benchmark
 from res_repro.env.task import Task
 from res_repro.errors import UserInputError
+from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.runner import EpisodeRequest, evaluate
+from res_repro.evaluation.store import EpisodeStore
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import LLMProposer, ProgrammaticProposer, Proposer
@@ -58,6 +61,22 @@ def configured_tasks(cfg: DictConfig) -> list[Task]:
     """The configured benchmark's tasks."""
     return load_benchmark(
         cfg.benchmark.name, plain(cfg.benchmark), generated_dir=cache_dir(cfg) / "generated"
+    )
+
+
+def run_requests(
+    cfg: DictConfig, requests: Sequence[EpisodeRequest], agents: Mapping[str, Agent]
+) -> list[EpisodeRecord]:
+    """Run (or reuse) the episodes with the configured backend, store, workers, seed and retries."""
+    return evaluate(
+        requests,
+        agents=agents,
+        backend=cfg.sandbox.backend,
+        store=EpisodeStore(cache_dir(cfg) / "episodes"),
+        workers=cfg.workers,
+        seed=cfg.seed,
+        max_infra_retries=cfg.sandbox.max_infra_retries,
+        show_progress=cfg.show_progress,
     )
 
 

@@ -14,10 +14,14 @@ from omegaconf import DictConfig
 
 from res_repro.agents import Agent
 from res_repro.evaluation.episode import EpisodeRecord
-from res_repro.evaluation.runner import EpisodeRequest, evaluate
-from res_repro.evaluation.store import EpisodeStore
+from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.evaluation.summary import MetricSettings, metrics_for
-from res_repro.pipelines.lineages import build_lineages, cache_dir, configured_agents, configured_tasks
+from res_repro.pipelines.lineages import (
+    build_lineages,
+    configured_agents,
+    configured_tasks,
+    run_requests,
+)
 from res_repro.pipelines.paper import paper_rows
 from res_repro.pipelines.reporting import publish, write_episodes
 from res_repro.reporting.tables import Table
@@ -139,16 +143,7 @@ def run_table1(cfg: DictConfig) -> Table:
         for condition, condition_tasks in conditions.items()
         for task in condition_tasks
     ]
-    flat = evaluate(
-        requests,
-        agents=agents,
-        backend=cfg.sandbox.backend,
-        store=EpisodeStore(cache_dir(cfg) / "episodes"),
-        workers=cfg.workers,
-        seed=cfg.seed,
-        max_infra_retries=cfg.sandbox.max_infra_retries,
-        show_progress=cfg.show_progress,
-    )
+    flat = run_requests(cfg, requests, agents)
     records = paired_records(flat, list(agents), len(tasks))
     table, metrics = build_table1(
         records, benchmark=cfg.benchmark.name, agents=agents, models=cfg.models, settings=metric_settings(cfg)
