@@ -1,0 +1,54 @@
+"""AutoEnvScaling-style admission: reference, nop, n-gram leakage, and the solver's reward band."""
+
+from __future__ import annotations
+
+from itertools import count
+
+from tool_factory import make_tool_task
+
+from res_repro.agents.base import Agent
+from res_repro.agents.outcome import AgentOutcome
+from res_repro.agents.reference import NopAgent, OracleAgent
+from res_repro.env.tool_task import load_tool_task
+from res_repro.res.admission import admit, overlaps
+
+
+class Sometimes(Agent):
+    """Fails (the nop's reward, 0.2) on the attempts listed in ``fails`` of every four; solves the rest."""
+
+    name = "sometimes"
+
+    def __init__(self, fails: set[int]) -> None:
+        self.attempts = count()
+        self.fails = fails
+
+    def run(self, task, environment) -> AgentOutcome:
+        agent = NopAgent() if next(self.attempts) % 4 in self.fails else OracleAgent()
+        return agent.run(task, environment)
+
+
+def test_a_task_of_middling_difficulty_is_admitted(tmp_path):
+    verdict = admit(load_tool_task(make_tool_task(tmp_path)), Sometimes({1, 3}), held_out=[], backend="local")
+    assert verdict.admitted, verdict.reasons
+    assert verdict.solver_rewards == [1.0, 0.2, 1.0, 0.2]  # mean 0.6: far enough from both edges
+
+
+def test_near_an_edge_the_rollouts_widen_to_eight(tmp_path):
+    verdict = admit(load_tool_task(make_tool_task(tmp_path)), Sometimes({3}), held_out=[], backend="local")
+    assert len(verdict.solver_rewards) == 8  # a 4-rollout mean of 0.8 is within 0.125 of 0.75
+    assert verdict.reasons == ["the solver's mean reward 0.80 lies outside [0.25, 0.75]"]
+
+
+def test_a_trivial_task_is_refused(tmp_path):
+    verdict = admit(load_tool_task(make_tool_task(tmp_path)), OracleAgent(), held_out=[], backend="local")
+    assert len(verdict.solver_rewards) == 4
+    assert verdict.reasons == ["the solver's mean reward 1.00 lies outside [0.25, 0.75]"]
+
+
+def test_leaked_instructions_are_refused(tmp_path):
+    task = load_tool_task(make_tool_task(tmp_path))
+    held_out = [f"Please: {task.instruction} Thanks."]
+    assert overlaps(task.instruction, held_out)
+    verdict = admit(task, Sometimes({1, 3}), held_out=held_out, backend="local")
+    assert any("13-gram" in reason for reason in verdict.reasons)
+    assert not overlaps("short text", ["short text"])  # fewer than 13 words cannot overlap
