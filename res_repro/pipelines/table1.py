@@ -34,6 +34,13 @@ def pct(value: float) -> str:
     return f"{100 * value:.2f}"
 
 
+def format_p(p: float | None, n_bootstrap: int) -> str:
+    """A p-value for a table; a bootstrap p of 0 is reported as below its resolution."""
+    if p is None:
+        return ""
+    return f"<{1 / n_bootstrap:.0e}" if p == 0 else f"{p:.3g}"
+
+
 def metric_settings(cfg: DictConfig) -> MetricSettings:
     """Metric settings from the config."""
     m = cfg.metrics
@@ -83,7 +90,7 @@ def build_table1(
                 cells += [
                     pct(estimate.value),
                     f"[{pct(estimate.low)}, {pct(estimate.high)}]",
-                    "" if p is None else f"{p:.3g}",
+                    format_p(p, settings.n_bootstrap),
                     reported.get(f"{prefix}_{metric.paper_suffix}", "") if prefix else "",
                 ]
                 logged[f"{key}.{condition.lstrip('+').lower()}.{metric.paper_suffix}"] = estimate.value
