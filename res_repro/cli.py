@@ -31,11 +31,7 @@ def _check(argv: list[str]) -> int:
         help="where finished episodes are kept and reused",
     )
     args = parser.parse_args(argv)
-    try:
-        tasks = resolve_target(args.target)
-    except UserInputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    tasks = resolve_target(args.target)
     verdicts = check_tasks(
         tasks, backend=args.sandbox, store=EpisodeStore(args.cache_dir), workers=args.workers
     )
@@ -55,8 +51,7 @@ def _export_sft(argv: list[str]) -> int:
     parser.add_argument("--all", action="store_true", help="keep episodes that did not pass too")
     args = parser.parse_args(argv)
     if not args.episodes.is_file():
-        print(f"error: {args.episodes}: not found; expected an episodes.jsonl file", file=sys.stderr)
-        return 2
+        raise UserInputError(f"{args.episodes}: not found; expected an episodes.jsonl file")
     written = export_chat_jsonl(read_episodes(args.episodes), args.out, only_passed=not args.all)
     print(f"{written} episodes written to {args.out}")
     return 0
@@ -69,11 +64,7 @@ def _validate(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="res-repro validate", description=_validate.__doc__)
     parser.add_argument("target", help="a task directory, a folder of them, or a benchmark name")
     args = parser.parse_args(argv)
-    try:
-        tasks = resolve_target(args.target)
-    except UserInputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    tasks = resolve_target(args.target)
     kinds = sorted({task.kind for task in tasks})
     print(f"{len(tasks)} tasks well-formed ({', '.join(kinds)})")
     return 0
@@ -83,9 +74,13 @@ SUBCOMMANDS = {"check": _check, "validate": _validate, "export-sft": _export_sft
 
 
 def main() -> None:
-    """Dispatch to a subcommand, or to the Hydra app for everything else."""
+    """Dispatch to a subcommand, or to the Hydra app for everything else; bad input ends with one line."""
     if len(sys.argv) > 1 and sys.argv[1] in SUBCOMMANDS:
-        sys.exit(SUBCOMMANDS[sys.argv[1]](sys.argv[2:]))
+        try:
+            sys.exit(SUBCOMMANDS[sys.argv[1]](sys.argv[2:]))
+        except UserInputError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            sys.exit(2)
     from res_repro.app import hydra_main
 
     hydra_main()
