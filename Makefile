@@ -58,6 +58,7 @@ bench: install ## Print every performance figure (medians, ratios to a baseline,
 	$(PY) benchmarks/bench_sandbox.py
 	$(PY) benchmarks/bench_dispatch.py
 	$(PY) benchmarks/bench_agent_turn.py
+	$(PY) benchmarks/bench_runner.py
 
 mlflow-ui: install ## Open the MLflow UI on the project's tracking database
 	$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/mlflow.db --default-artifact-root $(CURDIR)/mlartifacts

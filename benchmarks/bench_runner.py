@@ -1,0 +1,92 @@
+"""Scripted episodes per second on 1 and 2 workers, and the cost of building a lineage node per depth.
+
+Run as ``python benchmarks/bench_runner.py [--repeat N]``. Episodes: the explorer-expert tier on every
+``terminal_bundled`` task (sandboxed), fresh store each round, median over N rounds; the baseline is one
+worker, the target is at least 1.8x with two. Lineage: one Claw-style seed scaled to depth 8 without a
+target; the figure is the median seconds per accepted node at each depth (must not grow faster than
+linearly).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from res_repro.agents import build_agents
+from res_repro.benchmarks.registry import load_benchmark
+from res_repro.evaluation.runner import EpisodeRequest, evaluate
+from res_repro.evaluation.store import EpisodeStore
+from res_repro.res.lineage import LineageStore
+from res_repro.res.operators import library
+from res_repro.res.proposer import ProgrammaticProposer
+from res_repro.res.scaling import Scaler, ScalingSettings
+
+SPEEDUP_TARGET = 1.8
+
+
+def episodes_per_second(workers: int, repeat: int) -> float:
+    """Median episodes per second of the expert explorer over the terminal suite."""
+    agents = build_agents(["explorer-expert"])
+    requests = [EpisodeRequest(task, "explorer-expert") for task in load_benchmark("terminal_bundled")]
+    rates = []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            started = time.perf_counter()
+            evaluate(
+                requests,
+                agents=agents,
+                backend="local",
+                store=EpisodeStore(tmp),
+                workers=workers,
+                show_progress=False,
+            )
+            rates.append(len(requests) / (time.perf_counter() - started))
+    return statistics.median(rates)
+
+
+def node_seconds_by_depth(repeat: int, depth_cap: int = 8) -> dict[int, float]:
+    """Median seconds to build (propose, apply, check, store) the accepted node at each depth."""
+    timings: dict[int, list[float]] = {}
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            task = load_benchmark("claw_bundled", {"tasks_per_family": 1}, generated_dir=Path(tmp) / "gen")[0]
+            scaler = Scaler(
+                settings=ScalingSettings(depth_cap=0),
+                proposer=ProgrammaticProposer(library(None)),
+                store=LineageStore(Path(tmp) / "lineages"),
+                backend="local",
+            )
+            parent = scaler.scale(task).last
+            for depth in range(1, depth_cap + 1):
+                started = time.perf_counter()
+                child = scaler.grow(parent, depth)
+                if child is None:
+                    break
+                timings.setdefault(depth, []).append(time.perf_counter() - started)
+                parent = child
+    return {depth: statistics.median(values) for depth, values in sorted(timings.items())}
+
+
+def main() -> None:
+    """Print both figures beside their targets."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    one, two = episodes_per_second(1, args.repeat), episodes_per_second(2, args.repeat)
+    verdict = "met" if two / one >= SPEEDUP_TARGET else "MISSED"
+    print(f"medians of {args.repeat} rounds; baseline: 1 worker")
+    print(f"scripted episodes/s, 1 worker   {one:7.2f}")
+    speedup = f"{two / one:.2f}x   target >= {SPEEDUP_TARGET}x: {verdict}"
+    print(f"scripted episodes/s, 2 workers  {two:7.2f}   {speedup}")
+    costs = node_seconds_by_depth(args.repeat)
+    first = costs.get(1)
+    for depth, seconds in costs.items():
+        ratio = f"{seconds / first:.2f}x depth 1" if first else ""
+        print(f"lineage node at depth {depth:2d}       {1000 * seconds:8.1f} ms   {ratio}")
+
+
+if __name__ == "__main__":
+    main()
