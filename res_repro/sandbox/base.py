@@ -11,8 +11,10 @@ from __future__ import annotations
 import abc
 import posixpath
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 APP_DIR = "/app"
 TESTS_DIR = "/tests"
@@ -156,6 +158,35 @@ class ShellSession(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None:
         """End the shell and everything it started."""
+
+
+class FramedShell(ShellSession):
+    """A shell driven by the :class:`ShellFraming` protocol; backends supply sending and waiting."""
+
+    _framing: ShellFraming
+
+    @abc.abstractmethod
+    def _send(self, command: str) -> Any:
+        """Hand ``command`` to the shell (starting it if needed); return what :meth:`_wait` waits on."""
+
+    @abc.abstractmethod
+    def _wait(self, handle: Any, deadline: float) -> tuple[int, bool]:
+        """Feed output to the framing until the command's frame or ``deadline``; (exit code, timed out)."""
+
+    def run(self, command: str, timeout: float, output_cap: int = DEFAULT_OUTPUT_CAP) -> ExecResult:
+        """Run ``command`` in the persistent shell; see :meth:`ShellSession.run`."""
+        started = time.perf_counter()
+        handle = self._send(command)
+        self._framing.begin(output_cap)
+        code, timed_out = self._wait(handle, started + timeout)
+        output = self._framing.output
+        return ExecResult(
+            exit_code=code,
+            stdout=output.text(),
+            timed_out=timed_out,
+            truncated=output.truncated,
+            seconds=time.perf_counter() - started,
+        )
 
 
 class Sandbox(abc.ABC):

@@ -34,11 +34,11 @@ from res_repro.sandbox.base import (
     VERIFIER_LOGS_DIR,
     CappedBuffer,
     ExecResult,
+    FramedShell,
     Sandbox,
     SandboxError,
     SandboxSpec,
     ShellFraming,
-    ShellSession,
     sandbox_path,
 )
 
@@ -479,7 +479,7 @@ class DockerSandbox(Sandbox):
             return member, handle.read() if handle else b""
 
 
-class DockerShell(ShellSession):
+class DockerShell(FramedShell):
     """A persistent ``sh`` in the container, driven over an attached exec's stdin and stdout.
 
     Each command is written to a file in the container's /tmp through a here-document and sourced (see
@@ -532,21 +532,6 @@ class DockerShell(ShellSession):
             return -1
         stream.close()
         return self._sandbox.exit_code(stream.exec_id, wait=0.5)
-
-    def run(self, command: str, timeout: float, output_cap: int = DEFAULT_OUTPUT_CAP) -> ExecResult:
-        """Run ``command`` in the persistent shell; see :meth:`ShellSession.run`."""
-        started = time.perf_counter()
-        stream = self._send(command)
-        self._framing.begin(output_cap)
-        code, timed_out = self._wait(stream, started + timeout)
-        output = self._framing.output
-        return ExecResult(
-            exit_code=code,
-            stdout=output.text(),
-            timed_out=timed_out,
-            truncated=output.truncated,
-            seconds=time.perf_counter() - started,
-        )
 
     def _wait(self, stream: ExecStream, deadline: float) -> tuple[int, bool]:
         """Collect output until the end frame, the shell's exit, or the deadline (exit code, timed out)."""

@@ -37,11 +37,11 @@ from res_repro.sandbox.base import (
     VERIFIER_LOGS_DIR,
     CappedBuffer,
     ExecResult,
+    FramedShell,
     Sandbox,
     SandboxError,
     SandboxSpec,
     ShellFraming,
-    ShellSession,
     sandbox_path,
 )
 
@@ -458,7 +458,7 @@ class LocalSandbox(Sandbox):
             os.close(target)
 
 
-class LocalShell(ShellSession):
+class LocalShell(FramedShell):
     """A ``bash --noprofile --norc`` kept alive in one bwrap process, driven over pipes.
 
     Each command is written to a file in the sandbox's /tmp and sourced (see :class:`ShellFraming`).
@@ -518,21 +518,6 @@ class LocalShell(ShellSession):
         if kill:
             _kill_group(proc)
         return self._sandbox.reap(proc)
-
-    def run(self, command: str, timeout: float, output_cap: int = DEFAULT_OUTPUT_CAP) -> ExecResult:
-        """Run ``command`` in the persistent shell; see :meth:`ShellSession.run`."""
-        started = time.perf_counter()
-        proc = self._send(command)
-        self._framing.begin(output_cap)
-        code, timed_out = self._wait(proc, started + timeout)
-        output = self._framing.output
-        return ExecResult(
-            exit_code=code,
-            stdout=output.text(),
-            timed_out=timed_out,
-            truncated=output.truncated,
-            seconds=time.perf_counter() - started,
-        )
 
     def _wait(self, proc: subprocess.Popen[bytes], deadline: float) -> tuple[int, bool]:
         """Collect output until the end frame, the shell's exit, or the deadline (exit code, timed out)."""
