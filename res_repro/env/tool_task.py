@@ -99,7 +99,8 @@ class ToolTaskConfig(BaseModel):
         return self
 
 
-def _validation_error(path: Path, exc: ValidationError) -> TaskFormatError:
+def pydantic_error(path: Path, exc: ValidationError) -> TaskFormatError:
+    """Pydantic's first complaint about a task file as one line naming the file and the field."""
     first = exc.errors()[0]
     field = ".".join(str(part) for part in first["loc"]) or None
     return TaskFormatError(path, field, f"{first['msg']} (got {first.get('input')!r})")
@@ -119,22 +120,28 @@ def is_tool_task_dir(path: Path) -> bool:
     return (path / TASK_FILE).is_file() and (path / GRADER_FILE).is_file()
 
 
-def load_tool_task(task_dir: Path | str, benchmark: str = "tool") -> Task:
-    """Load and validate a tool-API task directory."""
-    root = Path(task_dir).resolve()
-    path = root / TASK_FILE
+def read_yaml_mapping(path: Path, needed_by: str) -> dict[str, Any]:
+    """A YAML file whose top level is a mapping; a missing or malformed file is a :class:`TaskFormatError`."""
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise TaskFormatError(path, None, "missing; a tool-API task needs task.yaml") from None
+        raise TaskFormatError(path, None, f"missing; {needed_by}") from None
     except yaml.YAMLError as exc:
         raise TaskFormatError(path, None, f"not valid YAML: {exc}") from None
     if not isinstance(raw, dict):
         raise TaskFormatError(path, None, "expected a mapping at the top level")
+    return raw
+
+
+def load_tool_task(task_dir: Path | str, benchmark: str = "tool") -> Task:
+    """Load and validate a tool-API task directory."""
+    root = Path(task_dir).resolve()
+    path = root / TASK_FILE
+    raw = read_yaml_mapping(path, "a tool-API task needs task.yaml")
     try:
         config = ToolTaskConfig.model_validate(raw)
     except ValidationError as exc:
-        raise _validation_error(path, exc) from None
+        raise pydantic_error(path, exc) from None
     for service in config.services:
         fixtures = _read_json(root / FIXTURES_DIR / f"{service}.json")
         if not isinstance(fixtures, dict) or not all(isinstance(v, list) for v in fixtures.values()):

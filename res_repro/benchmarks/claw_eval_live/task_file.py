@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -30,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from res_repro.env.errors import TaskFormatError
 from res_repro.env.middleware import MIDDLEWARE
 from res_repro.env.task import Task
-from res_repro.env.tool_task import MiddlewareDef, _validation_error
+from res_repro.env.tool_task import MiddlewareDef, pydantic_error, read_yaml_mapping
 from res_repro.env.tools import ToolSpec
 from res_repro.errors import UserInputError
 
@@ -154,18 +153,6 @@ class ClawEvalLiveConfig:
         return self.spec.environment.timeout_seconds
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise TaskFormatError(path, None, "missing; a Claw-Eval-Live task needs task.yaml") from None
-    except yaml.YAMLError as exc:
-        raise TaskFormatError(path, None, f"not valid YAML: {exc}") from None
-    if not isinstance(raw, dict):
-        raise TaskFormatError(path, None, "expected a mapping at the top level")
-    return raw
-
-
 def _unique(path: Path, field: str, key: str, values: list[Any]) -> None:
     seen: set[Any] = set()
     for index, value in enumerate(values):
@@ -248,11 +235,11 @@ def load_claw_task(
     """Load and validate one task directory of a checkout."""
     root = task_dir.resolve()
     path = root / TASK_FILE
-    raw = _read_yaml(path)
+    raw = read_yaml_mapping(path, "a Claw-Eval-Live task needs task.yaml")
     try:
         spec = ClawTaskFile.model_validate(raw)
     except ValidationError as exc:
-        raise _validation_error(path, exc) from None
+        raise pydantic_error(path, exc) from None
     _check_consistency(path, spec)
     if not (root / GRADER_FILE).is_file():
         raise TaskFormatError(root / GRADER_FILE, None, "missing; a Claw-Eval-Live task needs its grader")
