@@ -19,7 +19,8 @@ def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1, default=str)
+            # one compact dumps: the C encoder (indenting falls back to the pure-Python one)
+            handle.write(json.dumps(data, default=str))
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())

@@ -12,12 +12,13 @@ The native score is the weighted share of grader checks passed, in [0, 1].
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Any
 
 import yaml
@@ -30,6 +31,7 @@ from res_repro.env.middleware import make_middleware
 from res_repro.env.services import OPERATIONS, FixtureService
 from res_repro.env.task import Task
 from res_repro.env.tools import AuditEntry, Dispatcher, ToolCall, ToolResponse, ToolSpec
+from res_repro.yamlio import dump_yaml, load_yaml
 
 TASK_FILE = "task.yaml"
 FIXTURES_DIR = "fixtures"
@@ -123,7 +125,7 @@ def is_tool_task_dir(path: Path) -> bool:
 def read_yaml_mapping(path: Path, needed_by: str) -> dict[str, Any]:
     """A YAML file whose top level is a mapping; a missing or malformed file is a :class:`TaskFormatError`."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_yaml(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise TaskFormatError(path, None, f"missing; {needed_by}") from None
     except yaml.YAMLError as exc:
@@ -170,7 +172,7 @@ def write_tool_task(
     """Write a tool-API task directory from its parts (used by generators and RES)."""
     dest.mkdir(parents=True, exist_ok=True)
     data = config.model_dump(mode="json", exclude_defaults=False)
-    (dest / TASK_FILE).write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    (dest / TASK_FILE).write_text(dump_yaml(data), encoding="utf-8")
     (dest / FIXTURES_DIR).mkdir(exist_ok=True)
     for service, collections in fixtures.items():
         text = json.dumps(collections, indent=1, ensure_ascii=False)
@@ -193,10 +195,27 @@ def read_adapters(task_dir: Path) -> list[dict[str, Any]]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
+@functools.lru_cache(maxsize=256)
+def _compiled_source(source: str) -> CodeType:
+    return compile(source, "<task file>", "exec")
+
+
+def _renamed(code: CodeType, filename: str) -> CodeType:
+    """``code`` with every nested code object reporting ``filename`` (for tracebacks)."""
+    consts = tuple(_renamed(c, filename) if isinstance(c, CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
+
+
+def _compiled(source: str, filename: str) -> CodeType:
+    """Bytecode of a task file, compiled once per distinct source: every environment of a lineage
+    carries the same grader, so only the first of them pays for compiling it."""
+    return _renamed(_compiled_source(source), filename)
+
+
 def _load_module(path: Path, name: str) -> ModuleType:
     """Execute a task's Python file as a fresh module, writing no bytecode into the task directory."""
     try:
-        code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
+        code = _compiled(path.read_text(encoding="utf-8"), str(path))
     except (OSError, SyntaxError) as exc:
         raise TaskFormatError(path, None, f"cannot be loaded as Python: {exc}") from None
     module = ModuleType(name)

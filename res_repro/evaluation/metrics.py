@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean, stdev
 
-from scipy import stats
+from scipy import special
 
 from res_repro.evaluation.statistics import check_confidence, wilson_interval
 
@@ -144,6 +144,6 @@ def mean_with_ci(values: Sequence[float], confidence: float = 0.95) -> RateEstim
     mean = fmean(data)
     if len(data) == 1:
         return RateEstimate(value=mean, low=math.nan, high=math.nan, n=1)
-    t = float(stats.t.ppf(0.5 + confidence / 2, df=len(data) - 1))
+    t = float(special.stdtrit(len(data) - 1, 0.5 + confidence / 2))
     half = t * stdev(data) / math.sqrt(len(data))
     return RateEstimate(value=mean, low=mean - half, high=mean + half, n=len(data))

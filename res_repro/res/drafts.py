@@ -12,9 +12,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from res_repro.env.tool_task import ADAPTERS_FILE, FIXTURES_DIR, TASK_FILE, ToolTaskConfig, read_adapters
+from res_repro.yamlio import dump_yaml, load_yaml
 
 PRELUDE_DIR = "solution/prelude.d"
 BASE_SOLVE = "solution/base_solve.sh"
@@ -38,9 +37,7 @@ class ToolDraft:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.config = ToolTaskConfig.model_validate(
-            yaml.safe_load((root / TASK_FILE).read_text(encoding="utf-8"))
-        )
+        self.config = ToolTaskConfig.model_validate(load_yaml((root / TASK_FILE).read_text(encoding="utf-8")))
         self.fixtures: dict[str, dict[str, list[dict[str, Any]]]] = {
             name: json.loads((root / FIXTURES_DIR / f"{name}.json").read_text(encoding="utf-8"))
             for name in self.config.services
@@ -61,9 +58,7 @@ class ToolDraft:
     def save(self) -> None:
         """Write the config, fixtures and adapters back to the directory."""
         data = self.config.model_dump(mode="json")
-        (self.root / TASK_FILE).write_text(
-            yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8"
-        )
+        (self.root / TASK_FILE).write_text(dump_yaml(data), encoding="utf-8")
         for name, collections in self.fixtures.items():
             text = json.dumps(collections, indent=1, ensure_ascii=False)
             (self.root / FIXTURES_DIR / f"{name}.json").write_text(text + "\n", encoding="utf-8")

@@ -25,6 +25,7 @@ from res_repro.storage import write_json_atomic
 
 MANIFEST = "manifest.json"
 ENV_DIR = "env"
+GROWN = ".grown"  # growth key -> accepted child id, so reruns skip re-proposing
 
 
 @dataclass
@@ -141,6 +142,17 @@ class LineageStore:
     def update(self, node: Node) -> None:
         """Rewrite a node's manifest (after target outcomes are added)."""
         write_json_atomic(node.path / MANIFEST, node.manifest.to_dict())
+
+    def remember_child(self, seed_task_id: str, key: str, nid: str) -> None:
+        """Record that growing under ``key`` (parent, depth, settings, proposer) accepted node ``nid``."""
+        write_json_atomic(self.root / seed_task_id / GROWN / f"{key}.json", {"node_id": nid})
+
+    def recall_child(self, seed_task_id: str, key: str) -> Node | None:
+        """The node accepted earlier under ``key`` (verified like any load); None when not recorded."""
+        path = self.root / seed_task_id / GROWN / f"{key}.json"
+        if not path.is_file():
+            return None
+        return self.load(seed_task_id, json.loads(path.read_text(encoding="utf-8"))["node_id"])
 
     def workspace(self, seed_task_id: str) -> Path:
         """A fresh scratch folder for building a candidate (removed by the caller)."""

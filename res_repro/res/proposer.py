@@ -62,6 +62,10 @@ class Proposer(abc.ABC):
     def propose(self, context: ProposalContext, rng: random.Random, cost: ProposerCost) -> Proposal | None:
         """A proposal, or None when nothing applies; adds its cost to ``cost``."""
 
+    @abc.abstractmethod
+    def fingerprint(self) -> dict[str, Any]:
+        """What determines this proposer's proposals (part of the key under which children are reused)."""
+
 
 class ProgrammaticProposer(Proposer):
     """A seeded choice among the operators that apply, avoiding those that just failed."""
@@ -69,6 +73,14 @@ class ProgrammaticProposer(Proposer):
     def __init__(self, operators: Sequence[Operator], *, per_child: int = 1) -> None:
         self.operators = list(operators)
         self.per_child = per_child
+
+    def fingerprint(self) -> dict[str, Any]:
+        """The operator library and how many operators make one child."""
+        return {
+            "kind": "programmatic",
+            "operators": [op.name for op in self.operators],
+            "per_child": self.per_child,
+        }
 
     def propose(self, context: ProposalContext, rng: random.Random, cost: ProposerCost) -> Proposal | None:
         """Pick ``per_child`` applicable operators at random (fresh ones first) and sample their params."""
@@ -139,6 +151,10 @@ class LLMProposer(Proposer):
         self.model = model
         self.retry = retry or RetryPolicy()
         self.max_invalid_replies = max_invalid_replies
+
+    def fingerprint(self) -> dict[str, Any]:
+        """The model and the operator library it chooses from."""
+        return {"kind": "llm", "model": self.model, "operators": sorted(self.operators)}
 
     def _catalogue(self, kind: str) -> str:
         entries = [

@@ -9,6 +9,8 @@ rebuilds; finished nodes are found again by id and reused.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import random
 import shutil
@@ -107,11 +109,30 @@ class Scaler:
         self.backend = backend
         self.target = target
 
+    def growth_key(self, base: Node, depth: int) -> str:
+        """What decides the child grown from ``base`` at ``depth``: a rerun with the same key reuses it."""
+        blob = json.dumps(
+            {
+                "parent": base.manifest.node_id,
+                "depth": depth,
+                "seed": self.settings.seed,
+                "composition": self.settings.composition,
+                "max_revisions": self.settings.max_revisions,
+                "proposer": self.proposer.fingerprint(),
+            },
+            sort_keys=True,
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
     def grow(self, base: Node, depth: int) -> Node | None:
         """One accepted child of ``base`` (revised up to the budget), or None when none passes the checks."""
         from res_repro.benchmarks.registry import load_task_dir
 
         seed_id = base.manifest.seed_task_id
+        key = self.growth_key(base, depth)
+        known = self.store.recall_child(seed_id, key)
+        if known is not None:
+            return known
         rng = random.Random(f"{self.settings.seed}-{seed_id}-{depth}")
         visible = base.manifest.graph if self.settings.composition else DependencyGraph()
         context = ProposalContext(draft=None, graph=visible)
@@ -136,6 +157,7 @@ class Scaler:
                 nid = node_id(base.manifest.node_id, f"{base.manifest.content_hash}-{depth}", applications)
                 existing = self.store.load(seed_id, nid)
                 if existing is not None:
+                    self.store.remember_child(seed_id, key, nid)
                     return existing
                 graph = base.manifest.graph.extend(e for a in applications for e in a.edges)
                 child_task = load_task_dir(env, benchmark=base.task.benchmark)
@@ -163,7 +185,9 @@ class Scaler:
                         checks=[c.to_dict() for c in checks],
                         proposer={**cost.to_dict(), "revisions": revision, "rationale": proposal.rationale},
                     )
-                    return self.store.save(env, manifest)
+                    child = self.store.save(env, manifest)
+                    self.store.remember_child(seed_id, key, nid)
+                    return child
                 context.feedback = [f"{c.name}: {c.detail}" for c in failed]
                 context.tried += [name for name, _ in proposal.steps]
                 log.info("%s depth %d revision %d rejected: %s", seed_id, depth, revision, context.feedback)

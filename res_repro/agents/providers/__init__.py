@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
-from collections.abc import Callable
 
-from res_repro.agents.providers.anthropic_messages import AnthropicMessagesProvider
 from res_repro.agents.providers.base import (
     ContextLengthError,
     ModelRequest,
@@ -16,12 +15,12 @@ from res_repro.agents.providers.base import (
     ToolCallRequest,
     Usage,
 )
-from res_repro.agents.providers.openai_chat import OpenAIChatProvider
 from res_repro.errors import MissingKeyError, UserInputError
 
-PROVIDERS: dict[str, Callable[..., Provider]] = {
-    "openai": OpenAIChatProvider,
-    "anthropic": AnthropicMessagesProvider,
+# name -> "module:class"; a provider's SDK is imported only when a run uses it (offline runs import none)
+PROVIDERS: dict[str, str] = {
+    "openai": "res_repro.agents.providers.openai_chat:OpenAIChatProvider",
+    "anthropic": "res_repro.agents.providers.anthropic_messages:AnthropicMessagesProvider",
 }
 
 NO_KEY = "not-needed"  # sent to local OpenAI-compatible servers that take no key
@@ -42,9 +41,10 @@ def make_provider(
 ) -> Provider:
     """Build a provider client; fails before any work when the provider is unknown or the key missing."""
     try:
-        factory = PROVIDERS[provider]
+        module, _, name = PROVIDERS[provider].partition(":")
     except KeyError:
         raise UserInputError(f"unknown provider {provider!r}; expected one of {sorted(PROVIDERS)}") from None
+    factory = getattr(importlib.import_module(module), name)
     return factory(api_key=api_key(model, api_key_env), base_url=base_url, timeout_s=timeout_s)
 
 
