@@ -13,10 +13,20 @@ from res_repro.res.proposer import ProgrammaticProposer
 from res_repro.res.scaling import Scaler, ScalingSettings
 
 
-def _scale(tmp_path, depth_cap: int = 2):
+class CountingProposer(ProgrammaticProposer):
+    """The programmatic proposer, counting its proposals."""
+
+    calls = 0
+
+    def propose(self, context, rng, cost):
+        CountingProposer.calls += 1
+        return super().propose(context, rng, cost)
+
+
+def _scale(tmp_path, depth_cap: int = 2, proposer=None):
     scaler = Scaler(
         settings=ScalingSettings(depth_cap=depth_cap),
-        proposer=ProgrammaticProposer(library(None)),
+        proposer=proposer or ProgrammaticProposer(library(None)),
         store=LineageStore(tmp_path / "lineages"),
         backend="local",
     )
@@ -31,6 +41,18 @@ def test_a_rerun_reuses_every_node(tmp_path):
     assert [n.manifest.node_id for n in second.nodes] == [n.manifest.node_id for n in first.nodes]
     assert [p.stat().st_mtime_ns for p in manifests] == stamps
     assert all(c["passed"] for n in first.nodes[1:] for c in n.manifest.checks)
+
+
+def test_a_rerun_proposes_nothing_and_other_settings_grow_anew(tmp_path):
+    CountingProposer.calls = 0
+    first = _scale(tmp_path, proposer=CountingProposer(library(None)))
+    built = CountingProposer.calls
+    assert built >= 2
+    again = _scale(tmp_path, proposer=CountingProposer(library(None)))
+    assert CountingProposer.calls == built  # every child was recalled, none re-proposed
+    assert [n.manifest.node_id for n in again.nodes] == [n.manifest.node_id for n in first.nodes]
+    _scale(tmp_path, proposer=CountingProposer(library(None), per_child=2))
+    assert CountingProposer.calls > built  # a different proposer is a different growth key
 
 
 def test_a_node_edited_by_hand_is_refused(tmp_path):
