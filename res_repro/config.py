@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, OmegaConf
@@ -75,6 +76,31 @@ class SandboxConfig:
 
     backend: str = "local"
     max_infra_retries: int = 2
+    # Limits every sandbox enforces (res_repro.sandbox.SandboxLimits; README, Security, says how).
+    pids_limit: int = 512  # processes and threads alive at once
+    workspace_mb: int = 1024  # what the writable folders may hold (tmpfs: counts against memory)
+    output_cap_bytes: int = 1 << 20  # output kept per stream of a command
+    output_kill_bytes: int = 64 << 20  # a command that writes more is killed
+    max_concurrency: int | None = None  # episodes in this backend at once, whatever `workers` says
+
+
+@dataclass
+class ExecutorConfig:
+    """Where episodes run: ``local`` (threads here) or ``ray``; ``workers`` bounds how many at once."""
+
+    name: str = "local"
+
+
+@dataclass
+class RayExecutorConfig(ExecutorConfig):
+    """Episodes as Ray tasks: on the cluster at ``address`` ("auto", "ray://host:10001"), or, when it is
+    null, on a local instance of ``num_cpus`` CPUs (null: all of them)."""
+
+    name: str = "ray"
+    address: str | None = None
+    num_cpus: int | None = None
+    task_cpus: float = 1.0  # CPUs reserved per episode; lower it for model episodes, which mostly wait
+    runtime_env: dict[str, Any] = field(default_factory=dict)  # Ray's runtime_env (env_vars, py_modules...)
 
 
 @dataclass
@@ -99,6 +125,7 @@ class ModelConfig:
     temperature: float | None = 0.0
     max_output_tokens: int | None = 4096
     timeout_s: float = 120.0
+    max_concurrency: int | None = None  # this model's episodes at once (rate limits), whatever `workers` says
 
 
 @dataclass
@@ -146,6 +173,87 @@ class ScalingConfig:
 
 
 @dataclass
+class AblationConfig:
+    """The component ablations (Tables 3A/3B, A5-A7): a slice of seed tasks and matched-budget rebuilds."""
+
+    tasks: int = 15  # seed tasks in the slice, evenly spaced over the benchmark
+    rebuild_seed: int = 1  # seed of the rebuilt lineages (shared by every rebuild variant)
+    rebuilds: dict[str, ScalingConfig] = field(default_factory=dict)  # condition -> scaling settings
+
+
+@dataclass
+class SweepConfig:
+    """Values that one run evaluates over the same records (depth caps, thresholds, selected budgets)."""
+
+    depth_caps: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 5, 10])
+    thresholds: list[float] = field(default_factory=lambda: [0.70, 0.80, 0.90])
+    budgets: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 5, 10])  # Figure A3's budgets
+
+
+@dataclass
+class TinyModelConfig:
+    """The tiny randomly initialised causal LM of offline runs, and the size of its locally trained vocab."""
+
+    vocab_size: int = 1024
+    hidden_size: int = 32
+    intermediate_size: int = 64
+    num_layers: int = 2
+    num_heads: int = 4
+
+
+@dataclass
+class SFTTrainConfig:
+    """The optimisation of one fine-tuning run (Table A3); the effective batch is batch x accumulation."""
+
+    learning_rate: float = 2e-5  # peak
+    epochs: float = 1.0
+    max_steps: int | None = None  # None: as many as ``epochs`` take
+    per_device_batch_size: int = 1
+    gradient_accumulation_steps: int = 16
+    lr_scheduler: str = "cosine"
+    warmup_ratio: float = 0.03
+    max_length: int = 49152  # tokens per sequence
+    optimizer: str = "adamw_torch"
+    weight_decay: float = 0.0
+    assistant_only_loss: bool = False  # needs a chat template with {% generation %} markers
+    bf16: bool = False
+    activation_checkpointing: bool = False  # recompute activations in backward (saves memory)
+    logging_steps: int = 1
+
+
+@dataclass
+class SFTCollectionConfig:
+    """Which teachers produce trajectories, which are kept, and how many per condition."""
+
+    teachers: list[str] = field(default_factory=lambda: ["explorer-expert"])  # agent names or models keys
+    include_scripted: bool = False  # train on scripted teachers' trajectories (labelled as scripted)
+    only_passed: bool = True
+    per_condition: int | None = None  # None: the size of the smaller condition's pool
+
+
+@dataclass
+class SFTEvaluationConfig:
+    """Keys of ``models`` serving each checkpoint (an OpenAI-compatible server); None: not run."""
+
+    base: str | None = None
+    sft_without_res: str | None = None
+    sft_with_res: str | None = None
+
+
+@dataclass
+class SFTConfig:
+    """Table 2's recipe: the base model, its optimisation, the trajectories, and who serves the results."""
+
+    name: str = MISSING  # how tables name the base model, e.g. "Qwen3.5-4B"
+    init: str = "tiny"  # tiny: a random model built locally | pretrained: the checkpoint at model_path
+    model_path: str | None = None  # a local checkpoint directory (init=pretrained)
+    tiny: TinyModelConfig = field(default_factory=TinyModelConfig)
+    train: SFTTrainConfig = field(default_factory=SFTTrainConfig)
+    collection: SFTCollectionConfig = field(default_factory=SFTCollectionConfig)
+    evaluation: SFTEvaluationConfig = field(default_factory=SFTEvaluationConfig)
+
+
+@dataclass
 class TrackingConfig:
     """MLflow: a SQLite tracking store at an absolute path inside the project."""
 
@@ -173,8 +281,12 @@ class Config:
     paths: PathsConfig = field(default_factory=PathsConfig)
     benchmark: BenchmarkConfig = field(default_factory=BenchmarkConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    executor: ExecutorConfig = field(default_factory=ExecutorConfig)
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
+    sft: SFTConfig = field(default_factory=SFTConfig)
+    ablation: AblationConfig = field(default_factory=AblationConfig)
+    sweep: SweepConfig = field(default_factory=SweepConfig)
 
 
 def register_configs() -> None:
@@ -189,8 +301,11 @@ def register_configs() -> None:
     store.store(group="benchmark", name="base_claw_bundled", node=ClawBundledConfig)
     store.store(group="benchmark", name="base_claw_eval_live", node=ClawEvalLiveConfig)
     store.store(group="sandbox", name="base_sandbox", node=SandboxConfig)
+    store.store(group="executor", name="base_local_executor", node=ExecutorConfig)
+    store.store(group="executor", name="base_ray_executor", node=RayExecutorConfig)
     store.store(group="metrics", name="base_metrics", node=MetricsConfig)
     store.store(group="tracking", name="base_tracking", node=TrackingConfig)
     store.store(group="agent_loop", name="base_agent_loop", node=AgentLoopConfig)
     store.store(group="model", name="base_model", node=ModelConfig)
     store.store(group="scaling", name="base_scaling", node=ScalingConfig)
+    store.store(group="sft", name="base_sft", node=SFTConfig)
