@@ -16,11 +16,15 @@ class StopReason(StrEnum):
     CONTEXT_LENGTH = "context_length"  # the conversation outgrew the model's context window
     PROVIDER_ERROR = "provider_error"  # infrastructure: the model's service failed after retries
     SANDBOX_ERROR = "sandbox_error"  # infrastructure: the sandbox failed
+    # Infrastructure: a service behind the task's tools died or stopped answering during the episode.
+    # The agent saw its calls fail (an error response, never a hang), but a grade of what it managed
+    # against a dead mock service would score the harness, not the agent: retried, never scored.
+    SERVICE_ERROR = "service_error"
 
     @property
     def is_infrastructure(self) -> bool:
         """True for failures that say nothing about the agent and are retried, never scored."""
-        return self in {StopReason.PROVIDER_ERROR, StopReason.SANDBOX_ERROR}
+        return self in {StopReason.PROVIDER_ERROR, StopReason.SANDBOX_ERROR, StopReason.SERVICE_ERROR}
 
 
 @dataclass

@@ -16,6 +16,7 @@ from res_repro.env.grade import Grade
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolCall, ToolResponse, ToolSpec
 from res_repro.errors import UserInputError
+from res_repro.sandbox import Backend
 
 
 class Environment(Protocol):
@@ -40,7 +41,7 @@ class Environment(Protocol):
 
 
 @contextmanager
-def _tool_environment(task: Task, backend: str, seed: int) -> Iterator[Environment]:
+def _tool_environment(task: Task, backend: Backend, seed: int) -> Iterator[Environment]:
     from res_repro.env.tool_task import ToolEnvironment
 
     environment = ToolEnvironment(task, seed=seed)
@@ -51,7 +52,7 @@ def _tool_environment(task: Task, backend: str, seed: int) -> Iterator[Environme
 
 
 @contextmanager
-def _terminal_environment(task: Task, backend: str, seed: int) -> Iterator[Environment]:
+def _terminal_environment(task: Task, backend: Backend, seed: int) -> Iterator[Environment]:
     from res_repro.env.terminal import TerminalEnvironment, sandbox_spec_for
     from res_repro.sandbox import make_sandbox
 
@@ -62,7 +63,9 @@ def _terminal_environment(task: Task, backend: str, seed: int) -> Iterator[Envir
 Opener = Callable[[Task, str, int], AbstractContextManager[Environment]]
 
 
-def _claw_eval_live_environment(task: Task, backend: str, seed: int) -> AbstractContextManager[Environment]:
+def _claw_eval_live_environment(
+    task: Task, backend: Backend, seed: int
+) -> AbstractContextManager[Environment]:
     from res_repro.benchmarks.claw_eval_live import open_claw_eval_live
 
     return open_claw_eval_live(task, backend, seed)
@@ -75,7 +78,7 @@ OPENERS: dict[str, Opener] = {
 }
 
 
-def open_environment(task: Task, *, backend: str, seed: int = 0) -> AbstractContextManager[Environment]:
+def open_environment(task: Task, *, backend: Backend, seed: int = 0) -> AbstractContextManager[Environment]:
     """A fresh environment for ``task``; ``backend`` names the sandbox for tasks that need one."""
     try:
         opener = OPENERS[task.kind]

@@ -13,9 +13,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from res_repro.env.tools import ToolCall, ToolResponse, error, ok
+from res_repro.sandbox.base import SandboxError
 
 Record = dict[str, Any]
 Collections = dict[str, list[Record]]
+
+
+class ServiceError(SandboxError):
+    """A service behind a task's tools failed (did not start, died, could not reset): infrastructure.
+
+    An episode that meets one ends with stop reason ``service_error`` and is retried, never scored.
+    """
 
 
 class FixtureService:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 from res_repro.agents.outcome import AgentOutcome, StopReason
@@ -9,10 +10,11 @@ from res_repro.env.grade import Grade
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolCall, ToolResponse, ToolSpec, error, ok
 from res_repro.env.verifier import run_verifier
-from res_repro.sandbox.base import APP_DIR, SOLUTION_DIR, Sandbox, SandboxError, SandboxSpec
+from res_repro.sandbox.base import APP_DIR, SOLUTION_DIR, ExecResult, Sandbox, SandboxError, SandboxSpec
 
 COMMAND_TIMEOUT_S = 120.0
 READ_CAP_BYTES = 256 * 1024
+NO_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}  # the sandbox's storage limits, reached
 
 TERMINAL_TOOLS = (
     ToolSpec(
@@ -69,6 +71,16 @@ def _absolute(path: str) -> str:
     return path if path.startswith("/") else f"{APP_DIR}/{path}"
 
 
+def output_text(result: ExecResult) -> str:
+    """A command's output as the agent reads it: cut output ends with a marker saying what was cut."""
+    if not result.truncated:
+        return result.stdout
+    kept = len(result.stdout.encode())
+    total = f"more than {result.output_bytes}" if result.output_killed else str(result.output_bytes)
+    reason = "; the command was killed for writing too much" if result.output_killed else ""
+    return f"{result.stdout}\n[output truncated: {kept} of {total} bytes kept{reason}]"
+
+
 class TerminalEnvironment:
     """Terminal tools over a started sandbox; grading runs the task's verifier in the same sandbox."""
 
@@ -96,14 +108,20 @@ class TerminalEnvironment:
             return error(404, str(exc))
         except (IsADirectoryError, SandboxError) as exc:
             return error(403, str(exc))
+        except OSError as exc:  # the agent filled the sandbox's disk: its problem, not the harness's
+            if exc.errno in NO_SPACE:
+                return error(507, f"no space left in the sandbox: {exc.strerror or exc}")
+            raise
 
     def _tool_run_command(self, command: str, timeout_sec: float = COMMAND_TIMEOUT_S) -> ToolResponse:
         result = self.sandbox.shell().run(command, timeout=timeout_sec)
-        body: dict[str, Any] = {"exit_code": result.exit_code, "output": result.stdout}
+        body: dict[str, Any] = {"exit_code": result.exit_code, "output": output_text(result)}
         if result.timed_out:
             body["timed_out"] = True
         if result.truncated:
             body["truncated"] = True
+        if result.output_killed:
+            body["output_killed"] = True
         return ok(body)
 
     def _tool_read_file(self, path: str) -> ToolResponse:
@@ -131,5 +149,15 @@ class TerminalEnvironment:
         return AgentOutcome(stop_reason=stop, turns=1, tool_calls=1, messages=[message])
 
     def grade(self, answer: str | None) -> Grade:
-        """Run the task's verifier; the final answer plays no part in a Harbor grade."""
-        return run_verifier(self.sandbox, self.task)
+        """Run the task's verifier; the final answer plays no part in a Harbor grade.
+
+        When the agent has filled the sandbox's disk so that the verifier cannot even be copied in, the
+        attempt fails (the agent's doing, not the harness's).
+        """
+        try:
+            return run_verifier(self.sandbox, self.task)
+        except OSError as exc:
+            if exc.errno not in NO_SPACE:
+                raise
+            reason = f"the verifier could not run: no space left in the sandbox ({exc.strerror or exc})"
+            return Grade(score=0.0, passed=False, evidence={"error": reason})

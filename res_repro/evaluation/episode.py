@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from res_repro.agents.base import Agent
 from res_repro.agents.outcome import StopReason
 from res_repro.env.environment import open_environment
 from res_repro.env.grade import Grade
+from res_repro.env.services import ServiceError
 from res_repro.env.task import Task
-from res_repro.sandbox import SandboxError
+from res_repro.sandbox import SandboxBackend, SandboxError, backend_name
 
 
 @dataclass
@@ -64,11 +65,19 @@ class EpisodeRecord:
 
 
 def run_episode(
-    task: Task, agent: Agent, *, backend: str, episode_id: str, environment: str = "original", seed: int = 0
+    task: Task,
+    agent: Agent,
+    *,
+    backend: str | SandboxBackend,
+    episode_id: str,
+    environment: str = "original",
+    seed: int = 0,
 ) -> EpisodeRecord:
     """Open a fresh environment for ``task``, let ``agent`` act, grade, and always close it.
 
-    A sandbox failure becomes a record with stop reason ``sandbox_error`` rather than an exception.
+    A sandbox that fails (a service that cannot start included) becomes a record with stop reason
+    ``sandbox_error``, a service that dies during the episode one with ``service_error``, rather than
+    an exception; the runner retries both. ``backend`` is a backend name or a :class:`SandboxBackend`.
     """
     record = EpisodeRecord(
         episode_id=episode_id,
@@ -78,7 +87,7 @@ def run_episode(
         agent=agent.name,
         scripted=agent.scripted,
         environment=environment,
-        sandbox=backend,
+        sandbox=backend_name(backend),
         stop_reason=StopReason.SANDBOX_ERROR.value,
         grade=None,
     )
@@ -87,13 +96,18 @@ def run_episode(
         with open_environment(task, backend=backend, seed=seed) as env:
             record.tools = [tool.to_dict() for tool in env.tools]
             outcome = agent.run(task, env)
-            if not outcome.stop_reason.is_infrastructure:
-                record.grade = env.grade(outcome.answer)
+            try:
+                if not outcome.stop_reason.is_infrastructure:
+                    record.grade = env.grade(outcome.answer)
+            except ServiceError as exc:  # grading checks that every service outlived the episode
+                error = f"{type(exc).__name__}: {exc}"
+                outcome = replace(outcome, stop_reason=StopReason.SERVICE_ERROR, error=error)
         record.stop_reason = outcome.stop_reason.value
         record.answer, record.error, record.accounting = outcome.answer, outcome.error, outcome.accounting
         record.turns, record.tool_calls = outcome.turns, outcome.tool_calls
         record.messages = outcome.messages
     except (SandboxError, OSError) as exc:
+        record.stop_reason, record.grade = StopReason.SANDBOX_ERROR.value, None
         record.error = f"{type(exc).__name__}: {exc}"
     record.wall_seconds = time.perf_counter() - started
     return record

@@ -24,6 +24,7 @@ from res_repro.env.task import Task, hash_tree
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.operators import OPERATORS, Application
+from res_repro.sandbox import Backend
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ def objective_fingerprint(task: Task) -> str:
     return digest.hexdigest()
 
 
-def _episode(task: Task, agent: OracleAgent | NopAgent, backend: str, seed: int) -> EpisodeRecord:
+def _episode(task: Task, agent: OracleAgent | NopAgent, backend: Backend, seed: int) -> EpisodeRecord:
     return run_episode(
         task, agent, backend=backend, episode_id=f"check-{agent.name}", environment="candidate", seed=seed
     )
@@ -84,7 +85,7 @@ def check_applied(parent: Task, child: Task, applications: Sequence[Application]
     return CheckResult("applied", True)
 
 
-def check_validity(parent: Task, child: Task, *, backend: str, seed: int = 0) -> list[CheckResult]:
+def check_validity(parent: Task, child: Task, *, backend: Backend, seed: int = 0) -> list[CheckResult]:
     """Check 2: objective untouched, reference passes, nop fails, the parent's reference fails."""
     from res_repro.benchmarks.registry import load_task_dir
 
@@ -135,7 +136,7 @@ def run_checks(
     graph: DependencyGraph,
     draft: Any,
     *,
-    backend: str,
+    backend: Backend,
     seed: int = 0,
 ) -> list[CheckResult]:
     """Every check, cheapest first; the runs are skipped once a static check has failed."""

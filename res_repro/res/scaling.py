@@ -28,6 +28,7 @@ from res_repro.res.graph import GOAL, DependencyGraph
 from res_repro.res.lineage import ENV_DIR, LineageStore, Manifest, Node, node_id
 from res_repro.res.operators import OPERATORS, Application
 from res_repro.res.proposer import ProposalContext, Proposer, ProposerCost
+from res_repro.sandbox import Backend
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ class Scaler:
         settings: ScalingSettings,
         proposer: Proposer,
         store: LineageStore,
-        backend: str,
+        backend: Backend,
         target: Agent | None = None,
     ) -> None:
         self.settings = settings

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
 from res_repro.errors import UserInputError
 from res_repro.sandbox.base import (
     AGENT_LOGS_DIR,
@@ -15,6 +19,7 @@ from res_repro.sandbox.base import (
     ExecResult,
     Sandbox,
     SandboxError,
+    SandboxLimits,
     SandboxSpec,
     ShellSession,
 )
@@ -24,13 +29,54 @@ from res_repro.sandbox.local import LocalSandbox
 SANDBOX_BACKENDS: dict[str, type[Sandbox]] = {"local": LocalSandbox, "docker": DockerSandbox}
 
 
-def make_sandbox(backend: str, spec: SandboxSpec) -> Sandbox:
-    """Create (without starting) a sandbox of the named backend for ``spec``."""
+@dataclasses.dataclass(frozen=True)
+class SandboxBackend:
+    """A backend by name with the limits every sandbox it makes enforces.
+
+    Pass it wherever a backend name is accepted (the runner, checks, episodes): it travels unchanged to
+    :func:`make_sandbox`. Episode ids and concurrency limits use its name only: limits bound resources,
+    they do not change what a finished episode means.
+    """
+
+    name: str
+    limits: SandboxLimits = dataclasses.field(default_factory=SandboxLimits)
+
+
+def backend_from_config(config: Mapping[str, Any]) -> SandboxBackend:
+    """The backend and limits of a ``sandbox`` config group (see ``conf/sandbox``)."""
+    return SandboxBackend(
+        name=str(config["backend"]),
+        limits=SandboxLimits(
+            pids=int(config["pids_limit"]),
+            workspace_mb=int(config["workspace_mb"]),
+            output_cap_bytes=int(config["output_cap_bytes"]),
+            output_kill_bytes=int(config["output_kill_bytes"]),
+        ),
+    )
+
+
+Backend = str | SandboxBackend
+"""A sandbox backend by name (default limits) or with its limits."""
+
+
+def backend_name(backend: Backend) -> str:
+    """The name of a backend given by name or as a :class:`SandboxBackend`."""
+    return backend.name if isinstance(backend, SandboxBackend) else backend
+
+
+def make_sandbox(backend: str | SandboxBackend, spec: SandboxSpec) -> Sandbox:
+    """Create (without starting) a sandbox of ``backend`` for ``spec``.
+
+    A :class:`SandboxBackend` replaces the spec's limits with its own.
+    """
+    if isinstance(backend, SandboxBackend):
+        spec = dataclasses.replace(spec, limits=backend.limits)
+    name = backend_name(backend)
     try:
-        factory = SANDBOX_BACKENDS[backend]
+        factory = SANDBOX_BACKENDS[name]
     except KeyError:
         known = ", ".join(sorted(SANDBOX_BACKENDS))
-        raise UserInputError(f"unknown sandbox backend {backend!r}; known backends: {known}") from None
+        raise UserInputError(f"unknown sandbox backend {name!r}; known backends: {known}") from None
     return factory(spec)
 
 
@@ -48,8 +94,12 @@ __all__ = [
     "ExecResult",
     "LocalSandbox",
     "Sandbox",
+    "SandboxBackend",
     "SandboxError",
+    "SandboxLimits",
     "SandboxSpec",
     "ShellSession",
+    "backend_from_config",
+    "backend_name",
     "make_sandbox",
 ]

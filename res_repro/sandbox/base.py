@@ -27,6 +27,7 @@ TMP_DIR = "/tmp"
 TRANSFER_ROOTS = (APP_DIR, TESTS_DIR, SOLUTION_DIR, LOGS_DIR, TMP_DIR)
 
 DEFAULT_OUTPUT_CAP = 1 << 20  # bytes kept per stream
+DEFAULT_OUTPUT_KILL = 64 << 20  # a command whose output passes this many bytes is killed
 
 
 class SandboxError(RuntimeError):
@@ -43,11 +44,28 @@ class ExecResult:
     timed_out: bool = False
     truncated: bool = False
     seconds: float = 0.0
+    output_bytes: int = 0  # everything the command wrote, kept or dropped
+    output_killed: bool = False  # killed for writing more than the output kill limit
 
     @property
     def ok(self) -> bool:
         """True when the command finished in time with exit status 0."""
         return self.exit_code == 0 and not self.timed_out
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Limits every sandbox enforces whatever the task asks for (set from ``conf/sandbox``).
+
+    ``pids``: processes and threads alive at once; ``workspace_mb``: what the sandbox's writable
+    folders may hold; ``output_cap_bytes``: output kept per stream of a command (the rest is read and
+    dropped); ``output_kill_bytes``: a command that writes more than this is killed.
+    """
+
+    pids: int = 512
+    workspace_mb: int = 1024
+    output_cap_bytes: int = DEFAULT_OUTPUT_CAP
+    output_kill_bytes: int = DEFAULT_OUTPUT_KILL
 
 
 @dataclass(frozen=True)
@@ -62,6 +80,11 @@ class SandboxSpec:
     memory_mb: int = 2048
     max_file_mb: int = 1024  # largest file a command may write
     env: dict[str, str] = field(default_factory=dict)  # extra variables visible inside
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+
+    def output_cap(self, requested: int | None) -> int:
+        """The output cap of one command: the caller's, else the configured one."""
+        return self.limits.output_cap_bytes if requested is None else requested
 
 
 def sandbox_path(path: str) -> str:
@@ -79,15 +102,21 @@ def sandbox_path(path: str) -> str:
 
 
 class CappedBuffer:
-    """Collects bytes up to ``cap``; what arrives beyond it is dropped and ``truncated`` is set."""
+    """Collects bytes up to ``cap``; what arrives beyond it is dropped and ``truncated`` is set.
+
+    ``total`` counts every byte offered, kept or not, so a reader can stop a command that writes
+    without end.
+    """
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
         self.data = bytearray()
         self.truncated = False
+        self.total = 0
 
     def add(self, chunk: bytes) -> None:
         """Keep as much of ``chunk`` as the cap allows."""
+        self.total += len(chunk)
         room = self.cap - len(self.data)
         if len(chunk) > room:
             self.truncated = True
@@ -111,6 +140,7 @@ class ShellFraming:
     def __init__(self, nonce: str) -> None:
         self.nonce = nonce
         self.output = CappedBuffer(DEFAULT_OUTPUT_CAP)
+        self.kill_after = DEFAULT_OUTPUT_KILL
         self._pending = bytearray()
         self._end = re.compile(b"\\n" + re.escape(nonce.encode()) + b" (-?[0-9]+)\\n")
         self._keep = len(nonce) + 16  # enough unscanned tail to hold a frame line split across reads
@@ -119,9 +149,15 @@ class ShellFraming:
         """The line that makes the shell source the file ``script`` and then print the end frame."""
         return f"command . {script} </dev/null 2>&1; printf '\\n%s %d\\n' {self.nonce} \"$?\"\n".encode()
 
-    def begin(self, cap: int) -> None:
-        """Start collecting the output of a new command, keeping at most ``cap`` bytes."""
+    def begin(self, cap: int, kill_after: int) -> None:
+        """Start collecting a new command's output: keep ``cap`` bytes, flag it past ``kill_after``."""
         self.output = CappedBuffer(cap)
+        self.kill_after = kill_after
+
+    @property
+    def over_limit(self) -> bool:
+        """True once the command has written more than its kill limit (it must then be killed)."""
+        return self.output.total + len(self._pending) > self.kill_after
 
     def feed(self, chunk: bytes) -> int | None:
         """Consume shell output; return the command's exit status when its frame has arrived."""
@@ -148,11 +184,13 @@ class ShellSession(abc.ABC):
     """A long-lived shell inside a sandbox: the working directory and exported variables persist."""
 
     @abc.abstractmethod
-    def run(self, command: str, timeout: float, output_cap: int = DEFAULT_OUTPUT_CAP) -> ExecResult:
+    def run(self, command: str, timeout: float, output_cap: int | None = None) -> ExecResult:
         """Run ``command`` in the shell; stdout and stderr arrive merged in ``stdout``.
 
-        At the timeout every process the command started is killed and the shell is restarted (its
-        working directory and variables reset), and the result has ``timed_out`` set.
+        At the timeout, or once the output passes the sandbox's kill limit, every process the command
+        started is killed and the shell is restarted (its working directory and variables reset); the
+        result then has ``timed_out`` or ``output_killed`` set. ``output_cap`` defaults to the
+        sandbox's configured cap.
         """
 
     @abc.abstractmethod
@@ -164,6 +202,7 @@ class FramedShell(ShellSession):
     """A shell driven by the :class:`ShellFraming` protocol; backends supply sending and waiting."""
 
     _framing: ShellFraming
+    _limits: SandboxLimits
 
     @abc.abstractmethod
     def _send(self, command: str) -> Any:
@@ -171,13 +210,17 @@ class FramedShell(ShellSession):
 
     @abc.abstractmethod
     def _wait(self, handle: Any, deadline: float) -> tuple[int, bool]:
-        """Feed output to the framing until the command's frame or ``deadline``; (exit code, timed out)."""
+        """Feed output to the framing until the command's frame or ``deadline``; (exit code, timed out).
 
-    def run(self, command: str, timeout: float, output_cap: int = DEFAULT_OUTPUT_CAP) -> ExecResult:
+        When the framing is :attr:`~ShellFraming.over_limit` the shell's tree is killed at once.
+        """
+
+    def run(self, command: str, timeout: float, output_cap: int | None = None) -> ExecResult:
         """Run ``command`` in the persistent shell; see :meth:`ShellSession.run`."""
         started = time.perf_counter()
         handle = self._send(command)
-        self._framing.begin(output_cap)
+        cap = self._limits.output_cap_bytes if output_cap is None else output_cap
+        self._framing.begin(cap, self._limits.output_kill_bytes)
         code, timed_out = self._wait(handle, started + timeout)
         output = self._framing.output
         return ExecResult(
@@ -186,6 +229,8 @@ class FramedShell(ShellSession):
             timed_out=timed_out,
             truncated=output.truncated,
             seconds=time.perf_counter() - started,
+            output_bytes=output.total,
+            output_killed=not timed_out and self._framing.over_limit,
         )
 
 
@@ -204,11 +249,13 @@ class Sandbox(abc.ABC):
         *,
         cwd: str = APP_DIR,
         env: dict[str, str] | None = None,
-        output_cap: int = DEFAULT_OUTPUT_CAP,
+        output_cap: int | None = None,
     ) -> ExecResult:
         """Run one command as a fresh process; a string goes to ``bash -c`` (``sh -c`` under Docker).
 
-        At the timeout the command and all its children are killed and ``timed_out`` is set.
+        At the timeout the command and all its children are killed and ``timed_out`` is set; once its
+        output passes the sandbox's kill limit they are killed and ``output_killed`` is set. Each stream
+        keeps ``output_cap`` bytes (default: the sandbox's configured cap).
         """
 
     @abc.abstractmethod

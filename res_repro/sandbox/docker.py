@@ -1,15 +1,22 @@
 """The Docker backend: one container per sandbox, commands run with ``docker exec``.
 
-The container idles on ``sleep`` under Docker's init (which reaps orphans), has no network unless the
-spec allows it, and gets the spec's memory, CPU and file-size limits plus a cap on process count. Its
-environment holds the image's variables and the spec's, never the harness's. Timeouts are enforced
-from the host: every command records its process id in the container, and at the deadline a second
-exec freezes and kills that process and all its descendants.
+The container idles on a small supervisor shell under Docker's init (which reaps orphans), has no
+network unless the spec allows it, and gets the spec's memory, CPU and file-size limits plus the
+configured cap on process count (``--pids-limit``). /app and /tmp are tmpfs-backed volumes of the
+configured workspace size (the image's /app is copied in), so filling them fills no host disk. Its
+environment holds the image's variables and the spec's, never the harness's.
+
+Timeouts and the output kill limit are enforced from the host: every command records its process id
+in the container and carries a marker variable, and a second exec freezes and kills that process, its
+descendants and any marked orphan (a daemon that detached itself). When the process limit leaves no
+room for that exec, the supervisor is signalled instead and kills every process but itself and init.
+Output is read in chunks and kept up to the cap. Close removes the container and its volumes.
 """
 
 from __future__ import annotations
 
 import atexit
+import errno
 import hashlib
 import io
 import os
@@ -27,7 +34,6 @@ from typing import TYPE_CHECKING, Any
 from res_repro.sandbox.base import (
     AGENT_LOGS_DIR,
     APP_DIR,
-    DEFAULT_OUTPUT_CAP,
     SOLUTION_DIR,
     TESTS_DIR,
     TMP_DIR,
@@ -45,46 +51,55 @@ from res_repro.sandbox.base import (
 if TYPE_CHECKING:
     import docker
 
-IDLE_COMMAND = ["sleep", "2147483647"]
+# The container's main process: idles, and on SIGUSR1 kills every process but itself and init (kill
+# is a shell builtin, so this works when the process limit allows no new process).
+SUPERVISOR = 'trap "kill -KILL -1" USR1; while :; do sleep 2147483647 & wait; done'
+IDLE_COMMAND = ["sh", "-c", SUPERVISOR]
 DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock"
 ENGINE_HINT = "start dockerd or set DOCKER_HOST"
 BASE_ENV = {"TERM": "dumb"}  # added to the image's own variables
 ENV_IMAGE_REPO = "res-repro-env"
-PIDS_LIMIT = 512
+MARKER_VAR = "RES_EXEC"  # set in every command's environment; inherited by whatever it starts
+EXHAUSTED_SHARE = 0.9  # above this share of the pids limit in use, a timeout kills every process
+CAPPED_FOLDERS = {"/app": "0755", "/tmp": "1777"}  # tmpfs volumes of the configured workspace size
 KILLED_EXIT_CODE = -9
 MAX_SYMLINKS = 40
 DRAIN_GRACE_S = 2.0  # how long to collect output once the process tree has been killed
 _POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
 _FRAME_HEADER = struct.Struct(">BxxxL")
 
-# Runs as ``sh -c RUN_WRAPPER <pidfile> argv...``: records its pid, runs argv, removes the record.
-RUN_WRAPPER = 'echo $$ > "$0"; "$@"; status=$?; rm -f "$0"; exit $status'
-
-# Runs as ``sh -c KILL_TREE sh <pidfile>``: stops the recorded process and its descendants until the
-# set no longer grows (a stopped process cannot fork), then kills them all. Uses only sh, awk and sort.
+# Runs as ``sh -c KILL_TREE sh <VAR=marker>``. The roots are the processes Docker started (parent 0)
+# or that were orphaned (parent 1) whose environment holds the marker; the script stops them and their
+# descendants until the set no longer grows (a stopped process cannot fork), then kills them all, and
+# prints how many processes the container has left. It fails when it cannot fork. Writes no file (the
+# disk may be full) and uses only sh, tr, grep, awk and sort.
 KILL_TREE = r"""
-root=$(cat "$1" 2>/dev/null); rm -f "$1"
-case "$root" in ''|*[!0-9]*) exit 0;; esac
+mark="$1"
 tree() {
   for s in /proc/[0-9]*/stat; do
     read -r line < "$s" 2>/dev/null || continue
     p=${s#/proc/}; p=${p%/stat}
     set -- ${line##*) }
-    echo "$p $2"
-  done | awk -v root="$root" '{ parent[$1] = $2 }
-    END { n = 1; queue[1] = root; print root
-          for (i = 1; i <= n; i++)
-            for (p in parent) if (parent[p] == queue[i]) { queue[++n] = p; print p } }' | sort -n
+    m=0
+    case "$2" in 0|1)
+      [ "$p" != 1 ] && tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "$mark" && m=1;;
+    esac
+    echo "$p $2 $m"
+  done | awk '{ parent[$1] = $2; if ($3 == 1) queue[++n] = $1 }
+    END { for (i = 1; i <= n; i++) {
+            print queue[i]
+            for (p in parent) if (parent[p] == queue[i]) queue[++n] = p } }' | sort -n
 }
 seen=""
 while :; do
-  pids=$(tree)
+  pids=$(tree) || exit 1
   kill -STOP $pids 2>/dev/null
   [ "$pids" = "$seen" ] && break
   seen=$pids
 done
 kill -KILL $pids 2>/dev/null
-exit 0
+set -- /proc/[0-9]*
+echo $#
 """
 
 _LIVE: set[DockerSandbox] = set()  # open sandboxes, closed at exit if the caller did not
@@ -178,6 +193,29 @@ def _dir_tar(host_dir: Path) -> bytes:
     return buffer.getvalue()
 
 
+def capped_mounts(size_mb: int) -> list[Any]:
+    """Anonymous tmpfs-backed volumes of ``size_mb`` for the :data:`CAPPED_FOLDERS` (removed with the
+    container)."""
+    from docker.types import DriverConfig, Mount
+
+    return [
+        Mount(
+            folder,
+            None,
+            type="volume",
+            driver_config=DriverConfig(
+                "local", {"type": "tmpfs", "device": "tmpfs", "o": f"size={size_mb}m,mode={mode}"}
+            ),
+        )
+        for folder, mode in CAPPED_FOLDERS.items()
+    ]
+
+
+def _no_space(exc: Exception) -> bool:
+    """Whether an engine error reports a full file system."""
+    return "no space left on device" in str(exc).lower()
+
+
 class ExecStream:
     """The socket of an attached exec: Docker's multiplexed frames in, stdin bytes out."""
 
@@ -266,8 +304,9 @@ class DockerSandbox(Sandbox):
 
         file_limit = self.spec.max_file_mb << 20
         try:
+            image = self.image()
             self._container = self.client.containers.run(
-                self.image(),
+                image,
                 entrypoint=IDLE_COMMAND[:1],
                 command=IDLE_COMMAND[1:],
                 detach=True,
@@ -275,7 +314,8 @@ class DockerSandbox(Sandbox):
                 network_mode=None if self.spec.allow_network else "none",
                 mem_limit=f"{self.spec.memory_mb}m",
                 nano_cpus=int(self.spec.cpus * 1e9),
-                pids_limit=PIDS_LIMIT,
+                pids_limit=self.spec.limits.pids,
+                mounts=capped_mounts(self.spec.limits.workspace_mb),
                 ulimits=[
                     Ulimit(name="fsize", soft=file_limit, hard=file_limit),
                     Ulimit(name="core", soft=0, hard=0),
@@ -289,17 +329,39 @@ class DockerSandbox(Sandbox):
             raise SandboxError(f"cannot start a container: {exc}") from exc
         _LIVE.add(self)
         try:
-            self._prepare()
+            self._prepare(image)
+        except OSError as exc:
+            self.close()
+            raise SandboxError(f"cannot prepare the container's folders: {exc}") from exc
         except BaseException:
             self.close()
             raise
 
-    def _prepare(self) -> None:
-        """Create the Harbor folders and copy the workspace into /app."""
+    def _prepare(self, image: str) -> None:
+        """Copy the image's /app into its capped volume, create the Harbor folders, add the workspace."""
+        seed = self._image_folder(image, APP_DIR)
+        if seed is not None:
+            self._put_archive("/", seed)
         folders = (APP_DIR, TESTS_DIR, SOLUTION_DIR, VERIFIER_LOGS_DIR, AGENT_LOGS_DIR, TMP_DIR)
         self.run_quietly(["sh", "-c", f'mkdir -p "$@" && chmod 1777 {TMP_DIR}', "sh", *folders])
         if self.spec.workspace is not None:
             self.put_dir(self.spec.workspace, APP_DIR)
+
+    def _image_folder(self, image: str, folder: str) -> bytes | None:
+        """A tar of ``folder`` as the image has it (a volume mounted there hides it), None if absent."""
+        import docker.errors
+
+        api = self.client.api
+        with engine_errors(f"reading the image's {folder}"):
+            created = api.create_container(image, entrypoint=IDLE_COMMAND[:1], command=IDLE_COMMAND[1:])["Id"]
+        try:
+            chunks, _ = api.get_archive(created, folder)
+            return b"".join(chunks)
+        except docker.errors.NotFound:
+            return None
+        finally:
+            with suppress(docker.errors.DockerException):
+                api.remove_container(created, force=True)
 
     def close(self) -> None:
         """Kill and remove the container (idempotent)."""
@@ -311,7 +373,7 @@ class DockerSandbox(Sandbox):
         container, self._container = self._container, None
         if container is not None:
             with suppress(docker.errors.NotFound, docker.errors.APIError):
-                container.remove(force=True)
+                container.remove(force=True, v=True)
         if self._owns_client and self._client is not None:
             self._client.close()
             self._client = None
@@ -330,8 +392,10 @@ class DockerSandbox(Sandbox):
             raise SandboxError(f"{argv[0]} failed in the container ({code}): {(err or b'').decode()[-500:]}")
         return out or b""
 
-    def attach(self, argv: list[str], *, cwd: str, env: dict[str, str] | None, stdin: bool) -> ExecStream:
-        """Start ``argv`` as an exec in the container and return its attached stream."""
+    def attach(
+        self, argv: list[str], *, cwd: str, env: dict[str, str] | None, stdin: bool, marker: str
+    ) -> ExecStream:
+        """Start ``argv`` as an exec in the container (``marker`` in its environment); return its stream."""
         with engine_errors("starting a command"):
             exec_id = self.client.api.exec_create(
                 self.container_id,
@@ -340,13 +404,28 @@ class DockerSandbox(Sandbox):
                 stdout=True,
                 stderr=True,
                 workdir=cwd,
-                environment={**BASE_ENV, **self.spec.env, **(env or {})},
+                environment={**BASE_ENV, **self.spec.env, **(env or {}), MARKER_VAR: marker},
             )["Id"]
             return ExecStream(self.client.api, exec_id)
 
-    def kill_tree(self, pidfile: str) -> None:
-        """Kill the process recorded in ``pidfile`` and all its descendants."""
-        self.run_quietly(["sh", "-c", KILL_TREE, "sh", pidfile])
+    def kill_tree(self, marker: str) -> None:
+        """Kill the command whose environment carries ``marker``, its descendants and marked orphans.
+
+        When the process limit is (nearly) exhausted, no precise kill is possible (the kill command may
+        not even start): then every process but the supervisor and init is killed.
+        """
+        try:
+            left = self.run_quietly(["sh", "-c", KILL_TREE, "sh", f"{MARKER_VAR}={marker}"])
+            exhausted = int(left.strip() or 0) >= EXHAUSTED_SHARE * self.spec.limits.pids
+        except (SandboxError, ValueError):
+            exhausted = True
+        if exhausted:
+            self.kill_all()
+
+    def kill_all(self) -> None:
+        """Have the supervisor SIGKILL every process in the container except itself and init."""
+        with engine_errors("signalling the supervisor"):
+            self.client.api.kill(self.container_id, signal="SIGUSR1")
 
     def exit_code(self, exec_id: str, wait: float = 2.0) -> int:
         """The exit status of a finished exec (-1 when Docker does not report one in time)."""
@@ -371,19 +450,20 @@ class DockerSandbox(Sandbox):
         *,
         cwd: str = APP_DIR,
         env: dict[str, str] | None = None,
-        output_cap: int = DEFAULT_OUTPUT_CAP,
+        output_cap: int | None = None,
     ) -> ExecResult:
         """Run one command as a new exec (a string goes to ``sh -c``); see :meth:`Sandbox.exec`."""
         argv = ["sh", "-c", command] if isinstance(command, str) else list(command)
-        pidfile = f"{TMP_DIR}/.res_pid_{secrets.token_hex(8)}"
+        marker = secrets.token_hex(8)
         started = time.perf_counter()
-        stream = self.attach(["sh", "-c", RUN_WRAPPER, pidfile, *argv], cwd=cwd, env=env, stdin=False)
-        sinks = {1: CappedBuffer(output_cap), 2: CappedBuffer(output_cap)}
+        stream = self.attach(argv, cwd=cwd, env=env, stdin=False, marker=marker)
+        cap = self.spec.output_cap(output_cap)
+        sinks = {1: CappedBuffer(cap), 2: CappedBuffer(cap)}
         try:
-            timed_out = self._pump(stream, sinks, started + timeout, pidfile)
+            timed_out, flooded = self._pump(stream, sinks, started + timeout, marker)
         finally:
             stream.close()
-        code = KILLED_EXIT_CODE if timed_out else self.exit_code(stream.exec_id)
+        code = KILLED_EXIT_CODE if timed_out or flooded else self.exit_code(stream.exec_id)
         return ExecResult(
             exit_code=code,
             stdout=sinks[1].text(),
@@ -391,26 +471,33 @@ class DockerSandbox(Sandbox):
             timed_out=timed_out,
             truncated=sinks[1].truncated or sinks[2].truncated,
             seconds=time.perf_counter() - started,
+            output_bytes=sinks[1].total + sinks[2].total,
+            output_killed=flooded,
         )
 
     def _pump(
-        self, stream: ExecStream, sinks: dict[int, CappedBuffer], deadline: float, pidfile: str
-    ) -> bool:
-        """Route frames into ``sinks`` until the stream ends; at ``deadline`` kill the tree. Timed out?"""
+        self, stream: ExecStream, sinks: dict[int, CappedBuffer], deadline: float, marker: str
+    ) -> tuple[bool, bool]:
+        """Route frames into ``sinks`` until the stream ends, killing the tree at ``deadline`` or once
+        the output passes the kill limit. Return (timed out, killed for output)."""
         timed_out = False
         while True:
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 if timed_out:
-                    return True
-                self.kill_tree(pidfile)
+                    return True, False
+                self.kill_tree(marker)
                 timed_out, deadline = True, time.perf_counter() + DRAIN_GRACE_S
                 continue
             frames = stream.read(remaining)
             if frames is None:
-                return timed_out
+                return timed_out, False
             for kind, data in frames:
                 sinks.get(kind, sinks[1]).add(data)
+            if not timed_out and sinks[1].total + sinks[2].total > self.spec.limits.output_kill_bytes:
+                stream.close()  # first: an engine left writing output that nobody reads blocks new execs
+                self.kill_tree(marker)
+                return False, True
 
     def shell(self) -> DockerShell:
         """The persistent ``sh`` of this sandbox (started on first use)."""
@@ -453,14 +540,22 @@ class DockerSandbox(Sandbox):
         self._put_archive(sandbox_path(path), _dir_tar(Path(host_dir)))
 
     def _put_archive(self, folder: str, archive: bytes) -> None:
-        """Unpack ``archive`` into the container folder ``folder``, creating the folder when missing."""
+        """Unpack ``archive`` into the container folder ``folder``, creating the folder when missing.
+
+        A full workspace raises ``OSError(ENOSPC)``, as a local write would.
+        """
         import docker.errors
 
         try:
-            self.client.api.put_archive(self.container_id, folder, archive)
-        except docker.errors.NotFound:
-            self.run_quietly(["mkdir", "-p", folder])
-            self.client.api.put_archive(self.container_id, folder, archive)
+            try:
+                self.client.api.put_archive(self.container_id, folder, archive)
+            except docker.errors.NotFound:
+                self.run_quietly(["mkdir", "-p", folder])
+                self.client.api.put_archive(self.container_id, folder, archive)
+        except docker.errors.APIError as exc:
+            if _no_space(exc):
+                raise OSError(errno.ENOSPC, f"no space left in the sandbox writing to {folder}") from exc
+            raise SandboxError(f"docker: copying into {folder} failed: {exc}") from exc
 
     def _get_member(self, path: str) -> tuple[tarfile.TarInfo, bytes]:
         """The tar member Docker returns for ``path`` and, for a regular file, its bytes."""
@@ -488,31 +583,31 @@ class DockerShell(FramedShell):
 
     def __init__(self, sandbox: DockerSandbox) -> None:
         self._sandbox = sandbox
+        self._limits = sandbox.spec.limits
         self._stream: ExecStream | None = None
         self._framing = ShellFraming("")
         self._nonce = ""
 
     def _start(self) -> ExecStream:
-        """Start the shell, recording its pid so that a timeout can kill its tree."""
+        """Start the shell with a fresh marker, by which a timeout finds its tree."""
         self._nonce = secrets.token_hex(12)
         self._framing = ShellFraming(f"__res_done_{self._nonce}")
-        script = f"echo $$ > {self._pidfile}; exec sh 2>&1"
-        self._stream = self._sandbox.attach(["sh", "-c", script], cwd=APP_DIR, env=None, stdin=True)
+        argv = ["sh", "-c", "exec sh 2>&1"]
+        self._stream = self._sandbox.attach(argv, cwd=APP_DIR, env=None, stdin=True, marker=self._nonce)
         return self._stream
 
-    @property
-    def _pidfile(self) -> str:
-        """Where the shell's process id is recorded."""
-        return f"{TMP_DIR}/.res_shell_pid_{self._nonce}"
-
     def _input(self, command: str) -> bytes:
-        """The shell input that stores ``command`` in the script file and sources it."""
+        """The shell input that stores ``command`` in the script file and sources it.
+
+        The file is sourced only when it was stored whole: on a full /tmp, ``cat``'s error and status
+        come back instead of a truncated command being run.
+        """
         script = f"{TMP_DIR}/.res_shell_{self._nonce}"
         delimiter = f"__res_eof_{secrets.token_hex(8)}"
         while delimiter in command:
             delimiter = f"__res_eof_{secrets.token_hex(8)}"
-        store = f"cat > {script} <<'{delimiter}'\n{command}\n{delimiter}\n".encode()
-        return store + self._framing.command_line(script)
+        store = f"rm -f {script}; cat > {script} <<'{delimiter}' && ".encode()
+        return store + self._framing.command_line(script) + f"{command}\n{delimiter}\n".encode()
 
     def _send(self, command: str) -> ExecStream:
         """Hand ``command`` to the shell, restarting the shell once if it has gone away."""
@@ -547,13 +642,17 @@ class DockerShell(FramedShell):
             status = self._framing.feed(b"".join(data for _, data in frames))
             if status is not None:
                 return status, False
+            if self._framing.over_limit:
+                self._kill()
+                return KILLED_EXIT_CODE, False
 
     def _kill(self) -> None:
         """Kill the shell and everything it started; the next command starts a new shell."""
-        if self._stream is not None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close()  # first: an engine left writing output that nobody reads blocks new execs
             with suppress(SandboxError):
-                self._sandbox.kill_tree(self._pidfile)
-            self._stop()
+                self._sandbox.kill_tree(self._nonce)
 
     def release(self) -> None:
         """Drop the connection without killing anything (the container is about to go)."""

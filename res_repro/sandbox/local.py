@@ -5,7 +5,14 @@ them); the sandbox's own folders (``/app``, ``/tests``, ``/solution``, ``/logs``
 host folders bound read-write. Each command gets fresh namespaces (no network unless the spec allows it,
 its own process tree) and a minimal environment, so the harness's variables never reach it. Memory
 (address space), file size and core dumps are limited with rlimits; the CPU share in the spec is not
-enforced by this backend (it would need a cgroup), only by the Docker backend.
+enforced by this backend, only by the Docker backend.
+
+The :class:`~res_repro.sandbox.base.SandboxLimits` are enforced as follows. Processes: every process
+of the sandbox joins one ``pids`` cgroup (see :mod:`.cgroups`); where no cgroup is writable,
+``RLIMIT_NPROC`` is set inside the sandbox, which binds only when the harness is not root. Workspace:
+as root, the private folders live on one size-capped tmpfs, so a full disk is the sandbox's alone;
+otherwise only the file-size rlimit applies. Output: read in chunks, kept up to the cap, and the
+command is killed once it has written more than the kill limit.
 """
 
 from __future__ import annotations
@@ -29,7 +36,6 @@ from pathlib import Path
 from res_repro.sandbox.base import (
     AGENT_LOGS_DIR,
     APP_DIR,
-    DEFAULT_OUTPUT_CAP,
     SOLUTION_DIR,
     TESTS_DIR,
     TMP_DIR,
@@ -44,6 +50,7 @@ from res_repro.sandbox.base import (
     ShellFraming,
     sandbox_path,
 )
+from res_repro.sandbox.cgroups import PidsCgroup, pids_cgroup
 
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 BASE_ENV = {"PATH": SANDBOX_PATH, "HOME": APP_DIR, "LANG": "C.UTF-8", "TERM": "dumb"}
@@ -68,6 +75,9 @@ CONTAINER_CAPABILITIES = (
 KILLED_EXIT_CODE = -signal.SIGKILL
 MAX_SYMLINKS = 40
 DRAIN_GRACE_S = 2.0  # how long to collect output once the process tree has been killed
+CONTROL_DIR = "/.res"  # read-only in the sandbox: the persistent shell's command files
+# Runs as ``sh -c JOIN_CGROUP <cgroup.procs> argv...``: joins the cgroup, then becomes argv.
+JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"'
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
 
@@ -140,6 +150,25 @@ def _checked_bwrap() -> str:
     return bwrap
 
 
+def mount_workspace(folder: Path, size_mb: int) -> bool:
+    """Put a tmpfs of ``size_mb`` on ``folder`` (root only); return whether it is mounted.
+
+    Without the privilege to mount, the folder stays on the host's disk and False is returned.
+    """
+    if os.geteuid() != 0:
+        return False
+    argv = [host_tool("mount", "mount"), "-t", "tmpfs", "-o", f"size={size_mb}m,mode=0755"]
+    done = subprocess.run([*argv, "res-sandbox", str(folder)], capture_output=True, env=BASE_ENV, check=False)
+    return done.returncode == 0
+
+
+def unmount_workspace(folder: Path) -> None:
+    """Detach the workspace tmpfs from ``folder`` (its contents are freed with it)."""
+    subprocess.run(
+        [host_tool("umount", "mount"), "--lazy", str(folder)], capture_output=True, env=BASE_ENV, check=False
+    )
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGKILL the process group that ``proc`` leads; bwrap's namespace then takes everything inside."""
     with suppress(ProcessLookupError):
@@ -159,16 +188,19 @@ def _reap(proc: subprocess.Popen[bytes], grace: float = DRAIN_GRACE_S) -> int:
     return code
 
 
-def _pump(proc: subprocess.Popen[bytes], sinks: dict[int, CappedBuffer], deadline: float) -> bool:
-    """Read the pipes in ``sinks`` until they close; at ``deadline`` kill the tree. Return timed out."""
+def _pump(
+    proc: subprocess.Popen[bytes], sinks: dict[int, CappedBuffer], deadline: float, kill_after: int
+) -> tuple[bool, bool]:
+    """Read the pipes in ``sinks`` until they close, killing the tree at ``deadline`` or once more than
+    ``kill_after`` bytes have arrived. Return (timed out, killed for output)."""
     poller = select.poll()
     for fd in sinks:
         poller.register(fd, _POLL_IN)
-    open_fds, timed_out = set(sinks), False
+    open_fds, timed_out, flooded = set(sinks), False, False
     while open_fds:
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
-            if timed_out:
+            if timed_out or flooded:
                 break
             _kill_group(proc)
             timed_out, deadline = True, time.perf_counter() + DRAIN_GRACE_S
@@ -180,7 +212,10 @@ def _pump(proc: subprocess.Popen[bytes], sinks: dict[int, CappedBuffer], deadlin
             else:
                 poller.unregister(fd)
                 open_fds.discard(fd)
-    return timed_out
+        if not (flooded or timed_out) and sum(sink.total for sink in sinks.values()) > kill_after:
+            _kill_group(proc)
+            flooded, deadline = True, time.perf_counter() + DRAIN_GRACE_S
+    return timed_out, flooded
 
 
 def _open_dirs(top: int, parts: list[str], *, create: bool) -> int:
@@ -231,7 +266,10 @@ class LocalSandbox(Sandbox):
 
     def __init__(self, spec: SandboxSpec) -> None:
         self.spec = spec
+        self._base: Path | None = None
         self._root: Path | None = None
+        self._cgroup: PidsCgroup | None = None
+        self.workspace_capped = False  # whether the private folders sit on a size-capped tmpfs
         self._shell: LocalShell | None = None
         self._running: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
@@ -239,23 +277,32 @@ class LocalSandbox(Sandbox):
     # -- lifecycle -------------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Check bubblewrap, create the private folders and copy the workspace into /app."""
+        """Check bubblewrap, create the private folders (on a capped tmpfs where possible), the
+        process cgroup, and copy the workspace into /app."""
         if self._root is not None:
             return
         _checked_bwrap()
         host_tool("prlimit", "util-linux")
-        root = Path(tempfile.mkdtemp(prefix="res-sandbox-"))
+        self._base = Path(tempfile.mkdtemp(prefix="res-sandbox-"))
+        _LIVE.add(self)
         try:
+            root, control = self._base / "fs", self._base / "ctl"
+            root.mkdir()
+            control.mkdir(mode=0o755)
+            self.workspace_capped = mount_workspace(root, self.spec.limits.workspace_mb)
             for folder in (APP_DIR, TESTS_DIR, SOLUTION_DIR, VERIFIER_LOGS_DIR, AGENT_LOGS_DIR, TMP_DIR):
                 (root / folder.lstrip("/")).mkdir(parents=True, exist_ok=True)
             (root / "tmp").chmod(0o1777)
             if self.spec.workspace is not None:
                 shutil.copytree(self.spec.workspace, root / "app", symlinks=True, dirs_exist_ok=True)
+            self._cgroup = pids_cgroup(self.spec.limits.pids)
+        except OSError as exc:
+            self.close()
+            raise SandboxError(f"cannot prepare the sandbox's folders: {exc}") from exc
         except BaseException:
-            shutil.rmtree(root, ignore_errors=True)
+            self.close()
             raise
         self._root = root
-        _LIVE.add(self)
 
     def close(self) -> None:
         """Kill the shell and every running command, then delete the private folders (idempotent)."""
@@ -269,9 +316,14 @@ class LocalSandbox(Sandbox):
         for proc in running:
             with suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=DRAIN_GRACE_S)
-        root, self._root = self._root, None
-        if root is not None:
-            shutil.rmtree(root, ignore_errors=True)
+        cgroup, self._cgroup = self._cgroup, None
+        if cgroup is not None:
+            cgroup.remove()
+        base, self._base, self._root = self._base, None, None
+        if base is not None:
+            if self.workspace_capped:
+                unmount_workspace(base / "fs")
+            shutil.rmtree(base, ignore_errors=True)
         _LIVE.discard(self)
 
     def _require_started(self) -> Path:
@@ -285,12 +337,25 @@ class LocalSandbox(Sandbox):
         """The host folder holding the sandbox's private folders (one subfolder per mount)."""
         return self._require_started()
 
+    @property
+    def control_dir(self) -> Path:
+        """The host folder shown read-only at :data:`CONTROL_DIR` (outside the workspace cap)."""
+        self._require_started()
+        assert self._base is not None
+        return self._base / "ctl"
+
+    @property
+    def cgroup(self) -> PidsCgroup | None:
+        """The cgroup holding every process of the sandbox (None where no cgroup is writable)."""
+        return self._cgroup
+
     # -- processes -------------------------------------------------------------------------------------
 
     def command_line(self, argv: list[str], *, cwd: str, env: dict[str, str] | None) -> list[str]:
         """The host command that runs ``argv`` inside the sandbox, limits and namespaces included."""
+        prlimit = host_tool("prlimit", "util-linux")
         limits = [
-            host_tool("prlimit", "util-linux"),
+            prlimit,
             f"--as={self.spec.memory_mb << 20}",
             f"--fsize={self.spec.max_file_mb << 20}",
             "--core=0",
@@ -299,11 +364,17 @@ class LocalSandbox(Sandbox):
         binds: list[str] = []
         for folder in TRANSFER_ROOTS:
             binds += ["--bind", str(self.root / folder.lstrip("/")), folder]
+        binds += ["--ro-bind", str(self.control_dir), CONTROL_DIR]
         isolation = isolation_args(allow_network=self.spec.allow_network, binds=binds)
         bwrap = [_checked_bwrap(), *isolation, "--chdir", cwd, "--clearenv"]
         for name, value in {**BASE_ENV, **self.spec.env, **(env or {})}.items():
             bwrap += ["--setenv", name, value]
-        return [*limits, *bwrap, "--", *argv]
+        if self._cgroup is not None:
+            join = ["sh", "-c", JOIN_CGROUP, self._cgroup.procs_file]
+            return [*join, *limits, *bwrap, "--", *argv]
+        # No cgroup: RLIMIT_NPROC, set inside the new user namespace so that it counts this sandbox only.
+        nproc = [prlimit, f"--nproc={self.spec.limits.pids}", "--"]
+        return [*limits, *bwrap, "--", *nproc, *argv]
 
     def spawn(
         self, argv: list[str], *, cwd: str, env: dict[str, str] | None, merge_stderr: bool, stdin: int
@@ -336,25 +407,29 @@ class LocalSandbox(Sandbox):
         *,
         cwd: str = APP_DIR,
         env: dict[str, str] | None = None,
-        output_cap: int = DEFAULT_OUTPUT_CAP,
+        output_cap: int | None = None,
     ) -> ExecResult:
         """Run one command in a fresh bwrap (a string goes to ``bash -c``); see :meth:`Sandbox.exec`."""
         argv = ["bash", "-c", command] if isinstance(command, str) else list(command)
         started = time.perf_counter()
         proc = self.spawn(argv, cwd=cwd, env=env, merge_stderr=False, stdin=subprocess.DEVNULL)
         assert proc.stdout is not None and proc.stderr is not None
-        out, err = CappedBuffer(output_cap), CappedBuffer(output_cap)
+        cap = self.spec.output_cap(output_cap)
+        out, err = CappedBuffer(cap), CappedBuffer(cap)
+        sinks = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
         try:
-            timed_out = _pump(proc, {proc.stdout.fileno(): out, proc.stderr.fileno(): err}, started + timeout)
+            timed_out, flooded = _pump(proc, sinks, started + timeout, self.spec.limits.output_kill_bytes)
         finally:
             code = self.reap(proc)
         return ExecResult(
-            exit_code=KILLED_EXIT_CODE if timed_out else code,
+            exit_code=KILLED_EXIT_CODE if timed_out or flooded else code,
             stdout=out.text(),
             stderr=err.text(),
             timed_out=timed_out,
             truncated=out.truncated or err.truncated,
             seconds=time.perf_counter() - started,
+            output_bytes=out.total + err.total,
+            output_killed=flooded,
         )
 
     def shell(self) -> LocalShell:
@@ -466,6 +541,7 @@ class LocalShell(FramedShell):
 
     def __init__(self, sandbox: LocalSandbox) -> None:
         self._sandbox = sandbox
+        self._limits = sandbox.spec.limits
         self._proc: subprocess.Popen[bytes] | None = None
         self._poller = select.poll()
         self._framing = ShellFraming("")
@@ -475,7 +551,7 @@ class LocalShell(FramedShell):
         """Start the bash process and a fresh framing nonce."""
         nonce = secrets.token_hex(12)
         self._framing = ShellFraming(f"__res_done_{nonce}")
-        self._script = f"{TMP_DIR}/.res_shell_{nonce}"
+        self._script = f"{CONTROL_DIR}/shell_{nonce}"
         proc = self._sandbox.spawn(
             ["bash", "--noprofile", "--norc"], cwd=APP_DIR, env=None, merge_stderr=True, stdin=subprocess.PIPE
         )
@@ -486,12 +562,13 @@ class LocalShell(FramedShell):
         return proc
 
     def _write_script(self, command: str) -> None:
-        """Put the command text where the shell will source it, replacing (never following) the old one."""
-        tmp_fd = os.open(self._sandbox.root / "tmp", _DIR_FLAGS)
+        """Put the command text where the shell will source it: the read-only control folder, outside
+        the workspace cap, so that a sandbox whose disk is full still runs commands."""
+        control_fd = os.open(self._sandbox.control_dir, _DIR_FLAGS)
         try:
-            _replace_entry(tmp_fd, self._script.rsplit("/", 1)[1], command.encode(), 0o600)
+            _replace_entry(control_fd, self._script.rsplit("/", 1)[1], command.encode(), 0o644)
         finally:
-            os.close(tmp_fd)
+            os.close(control_fd)
 
     def _send(self, command: str) -> subprocess.Popen[bytes]:
         """Hand ``command`` to the shell, restarting the shell once if it has gone away."""
@@ -537,6 +614,9 @@ class LocalShell(FramedShell):
             status = self._framing.feed(chunk)
             if status is not None:
                 return status, False
+            if self._framing.over_limit:
+                self._stop(kill=True)
+                return KILLED_EXIT_CODE, False
 
     def close(self) -> None:
         """Kill the shell and everything it started."""

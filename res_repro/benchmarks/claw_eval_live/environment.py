@@ -120,9 +120,12 @@ class ClawEvalLiveEnvironment:
         """Read the services' audits and run the task's grader.py on the attempt.
 
         The score is the grader's ``completion``; a grader that raises scores 0 (its traceback is kept
-        as evidence); a judge that fails raises :class:`JudgeError`.
+        as evidence); a judge that fails raises :class:`JudgeError`; a service that died during the
+        episode raises :class:`ServiceError` (the agent's calls to it failed through no fault of its
+        own, so there is nothing fair to grade).
         """
         config: ClawEvalLiveConfig = self.task.config
+        self.services.check_running()
         audit_data, audit_errors = self.services.audits()
         request = {
             "src": str(config.checkout / "src"),

@@ -27,7 +27,7 @@ from typing import IO, Any
 
 from res_repro.benchmarks.claw_eval_live.task_file import LOCAL_URL, ServiceDef
 from res_repro.benchmarks.claw_eval_live.transport import send
-from res_repro.sandbox.base import SandboxError
+from res_repro.env.services import ServiceError
 
 HEALTH_HEADERS = {"X-Health-Check": "1"}
 POLL_SECONDS = 0.1
@@ -37,10 +37,6 @@ PASSED_THROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
 
 _PORT_LOCK = threading.Lock()
 _RESERVED: set[int] = set()
-
-
-class ServiceError(SandboxError):
-    """A service did not start, answer its health check, or reset: an infrastructure failure."""
 
 
 def minimal_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -219,6 +215,25 @@ class ServiceManager:
         if reply.status >= 400:
             raise ValueError(f"answered {reply.status}")
         return reply.json()
+
+    def check_running(self) -> None:
+        """Raise :class:`ServiceError` when a started service has exited or no longer answers its health
+        check (it died or hung during the episode)."""
+        for running in self._running:
+            service = running.service
+            answers = running.process.poll() is None and self._healthy(
+                service.health_check_method, self.url(service.health_check)
+            )
+            if answers:
+                continue
+            try:  # a process that stopped answering may be in the middle of dying
+                code: int | str = running.process.wait(timeout=GRACE_SECONDS)
+            except subprocess.TimeoutExpired:
+                code = "none (it is alive but does not answer)"
+            raise ServiceError(
+                f"service {service.name!r} ({service.command}) failed during the episode: exit status "
+                f"{code}; its output ends with:\n{output_tail(running.log)}"
+            )
 
     def audits(self) -> tuple[dict[str, Any], dict[str, str]]:
         """Every service's audit JSON by service name, and why any audit could not be read."""
