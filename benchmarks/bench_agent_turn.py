@@ -94,13 +94,13 @@ def measure(
     return {name: statistics.median(values) for name, values in rows.items()}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Print the loop's overhead per turn beside its target."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     print(
         f"medians of {args.repeat} rounds of {args.episodes} episodes x {args.turns} turns; "
         "baseline: the raw openai SDK sending the same requests to the same zero-latency server"

@@ -50,12 +50,12 @@ def measure(env: ToolEnvironment, tool: str, calls: int, repeat: int) -> tuple[f
     return statistics.median(direct), statistics.median(overhead)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Print the dispatch overhead per call beside its target."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=7)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     print(
         f"medians of {args.repeat} rounds of {args.calls} calls; baseline: the service operation called alone"
     )

@@ -1,29 +1,23 @@
-"""The evaluation runner: episodes in parallel sandboxes, cached, resumable, with a progress bar."""
+"""The evaluation runner: episodes on an executor (threads or Ray), cached, resumable, with a progress bar."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from res_repro.agents.base import Agent
-from res_repro.env.task import Task
-from res_repro.evaluation.episode import EpisodeRecord, run_episode
+from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.executors import Executor, LocalExecutor
+from res_repro.evaluation.jobs import EpisodeJob, EpisodeRequest
+from res_repro.evaluation.scheduling import ConcurrencyLimits, stream
 from res_repro.evaluation.store import EpisodeStore, episode_key
+from res_repro.sandbox import Backend, backend_name
 
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True)
-class EpisodeRequest:
-    """One episode to run: which agent attempts which task in which environment."""
-
-    task: Task
-    agent: str
-    environment: str = "original"
+__all__ = ["EpisodeRequest", "evaluate"]
 
 
 def _episode_id(request: EpisodeRequest, agent: Agent, backend: str, seed: int) -> str:
@@ -36,50 +30,39 @@ def _episode_id(request: EpisodeRequest, agent: Agent, backend: str, seed: int) 
     )
 
 
-def _run_with_retries(
-    request: EpisodeRequest, agent: Agent, episode_id: str, backend: str, seed: int, max_infra_retries: int
-) -> EpisodeRecord:
-    """Run an episode, retrying infrastructure failures up to ``max_infra_retries`` times."""
-    for _ in range(max_infra_retries + 1):
-        record = run_episode(
-            request.task,
-            agent,
-            backend=backend,
-            episode_id=episode_id,
-            environment=request.environment,
-            seed=seed,
-        )
-        if not record.infrastructure_failure:
-            break
-    return record
-
-
 def evaluate(
     requests: Sequence[EpisodeRequest],
     *,
     agents: Mapping[str, Agent],
-    backend: str,
+    backend: Backend,
     store: EpisodeStore,
     workers: int = 1,
     seed: int = 0,
     max_infra_retries: int = 2,
     show_progress: bool = True,
+    executor: Executor | None = None,
+    limits: ConcurrencyLimits | None = None,
 ) -> list[EpisodeRecord]:
     """Run every request not already in ``store`` and return all records in request order.
 
-    Each finished record is written to the store at once, so an interrupted run loses nothing and a
-    rerun redoes nothing.
+    Episodes run on ``executor`` (default: ``workers`` local threads) within ``limits`` (per model and per
+    sandbox backend). Each finished record is written to the store on this process as soon as it comes
+    back, so an interrupted run loses nothing and a rerun redoes nothing. ``backend`` is a backend name or
+    a :class:`~res_repro.sandbox.SandboxBackend` with its limits; ids and concurrency limits use its name.
     """
-    ids = [_episode_id(request, agents[request.agent], backend, seed) for request in requests]
+    executor = executor or LocalExecutor(workers)
+    limits = limits or ConcurrencyLimits()
     records: dict[int, EpisodeRecord] = {}
-    pending: list[int] = []
-    for index, episode_id in enumerate(ids):
+    jobs: list[EpisodeJob] = []
+    for index, request in enumerate(requests):
+        episode_id = _episode_id(request, agents[request.agent], backend_name(backend), seed)
         cached = store.get(episode_id)
-        if cached is None:
-            pending.append(index)
-        else:
+        if cached is not None:
             records[index] = cached
-    log.info("%d episodes: %d reused from the store, %d to run", len(requests), len(records), len(pending))
+            continue
+        keys = limits.keys(request.agent, backend_name(backend))
+        jobs.append(EpisodeJob(index, request, episode_id, backend, seed, max_infra_retries, keys))
+    log.info("%d episodes: %d reused from the store, %d to run", len(requests), len(records), len(jobs))
     columns = (
         TextColumn("[bold]episodes"),
         BarColumn(),
@@ -87,26 +70,12 @@ def evaluate(
         TextColumn("cached {task.fields[cached]}"),
         TimeRemainingColumn(),
     )
-    with (
-        Progress(*columns, disable=not show_progress, transient=True) as progress,
-        ThreadPoolExecutor(max_workers=max(1, workers)) as pool,
-    ):
+    with Progress(*columns, disable=not show_progress, transient=True) as progress:
         bar = progress.add_task("episodes", total=len(requests), completed=len(records), cached=len(records))
-        futures = {
-            pool.submit(
-                _run_with_retries,
-                requests[i],
-                agents[requests[i].agent],
-                ids[i],
-                backend,
-                seed,
-                max_infra_retries,
-            ): i
-            for i in pending
-        }
-        for future in as_completed(futures):
-            record = future.result()
-            store.put(record)
-            records[futures[future]] = record
-            progress.advance(bar)
+        if jobs:
+            with executor.start(agents):
+                for job, record in stream(executor, jobs, limits):
+                    store.put(record)
+                    records[job.index] = record
+                    progress.advance(bar)
     return [records[index] for index in range(len(requests))]

@@ -1,0 +1,126 @@
+"""Executors run episode jobs: ``local`` (a thread pool in this process) or ``ray`` (tasks on a Ray cluster).
+
+An executor only submits, waits and collects; what to submit and when is decided on the driver by
+:func:`res_repro.evaluation.scheduling.stream`, which also stores every record as it arrives.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from types import TracebackType
+from typing import Any
+
+from res_repro.agents.base import Agent
+from res_repro.errors import UserInputError
+from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.jobs import AgentRecipe, EpisodeJob, run_job
+
+
+class Executor(abc.ABC):
+    """Runs jobs somewhere. ``slots`` is how many may be in flight at once. Use as
+    ``with executor.start(agents): ...``."""
+
+    slots: int
+
+    @abc.abstractmethod
+    def start(self, agents: Mapping[str, Agent]) -> Executor:
+        """Get ready to run episodes of ``agents`` (by name); returns itself."""
+
+    @abc.abstractmethod
+    def submit(self, job: EpisodeJob) -> Any:
+        """Start ``job``; return a handle for :meth:`wait` and :meth:`result`."""
+
+    @abc.abstractmethod
+    def wait(self, handles: list[Any]) -> list[Any]:
+        """Block until at least one of ``handles`` has finished; return the finished ones."""
+
+    @abc.abstractmethod
+    def result(self, handle: Any) -> EpisodeRecord:
+        """The record of a finished job (re-raises what the job raised)."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release what :meth:`start` acquired."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class LocalExecutor(Executor):
+    """Episodes in a pool of ``workers`` threads in this process (sandboxes are separate processes)."""
+
+    def __init__(self, workers: int = 1) -> None:
+        self.slots = max(1, workers)
+        self._agents: Mapping[str, Agent] = {}
+        self._pool: ThreadPoolExecutor | None = None
+
+    @classmethod
+    def from_settings(
+        cls, settings: Mapping[str, Any], *, workers: int, recipes: Mapping[str, AgentRecipe]
+    ) -> LocalExecutor:
+        """The local executor; it needs neither settings nor recipes (agents are used as they are)."""
+        return cls(workers)
+
+    def start(self, agents: Mapping[str, Agent]) -> LocalExecutor:
+        """Open the thread pool."""
+        self._agents = agents
+        self._pool = ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="episode")
+        return self
+
+    def submit(self, job: EpisodeJob) -> Future[EpisodeRecord]:
+        """Run ``job`` on a pool thread."""
+        assert self._pool is not None, "start() first"
+        return self._pool.submit(run_job, job, self._agents[job.request.agent])
+
+    def wait(self, handles: list[Any]) -> list[Any]:
+        """The futures that have finished (at least one)."""
+        done, _ = wait(handles, return_when=FIRST_COMPLETED)
+        return list(done)
+
+    def result(self, handle: Any) -> EpisodeRecord:
+        """The future's record."""
+        return handle.result()
+
+    def close(self) -> None:
+        """Wait for running episodes and drop the pool."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def _ray_executor(
+    settings: Mapping[str, Any], *, workers: int, recipes: Mapping[str, AgentRecipe]
+) -> Executor:
+    from res_repro.evaluation.ray_executor import RayExecutor  # imports nothing of Ray until started
+
+    return RayExecutor.from_settings(settings, workers=workers, recipes=recipes)
+
+
+ExecutorFactory = Callable[..., Executor]
+
+EXECUTORS: dict[str, ExecutorFactory] = {
+    "local": LocalExecutor.from_settings,
+    "ray": _ray_executor,
+}
+
+
+def make_executor(
+    settings: Mapping[str, Any], *, workers: int, recipes: Mapping[str, AgentRecipe] | None = None
+) -> Executor:
+    """The executor named by ``settings["name"]``, with ``workers`` slots; ``recipes`` rebuild model agents
+    where they cannot be sent as they are."""
+    name = settings.get("name")
+    try:
+        factory = EXECUTORS[name]
+    except KeyError:
+        raise UserInputError(
+            f"executor: unknown executor {name!r}; expected one of {sorted(EXECUTORS)}"
+        ) from None
+    return factory(settings, workers=workers, recipes=recipes or {})

@@ -1,0 +1,140 @@
+"""The Ray executor: each episode is a Ray task on an existing cluster, or on a local instance it starts.
+
+Jobs and scripted agents travel pickled (a few kB and under 100 bytes); model agents travel as
+:class:`~res_repro.evaluation.jobs.AgentRecipe` and are built in the worker, which reads the API key from
+its own environment (export it before ``ray start`` on every node). Task folders, the response cache and
+the episode store's folder are read by path, so on a multi-node cluster they must be on a filesystem that
+every node mounts at the same path; records are stored by the driver as each task finishes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from res_repro.agents.base import Agent
+from res_repro.errors import UserInputError
+from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.executors import Executor
+from res_repro.evaluation.jobs import AgentRecipe, EpisodeJob, run_job
+
+RAY_MISSING = "executor: ray is not installed; pip install -e '.[ray]'"
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise UserInputError(RAY_MISSING) from None
+    return ray
+
+
+def run_in_worker(job: EpisodeJob, agent: Agent | AgentRecipe) -> EpisodeRecord:
+    """The body of the Ray task: build the agent if it came as a recipe, then run the episode."""
+    task_dir = job.request.task.path
+    if not task_dir.is_dir():
+        raise FileNotFoundError(
+            f"task folder {task_dir} is not on this Ray node; mount it (and paths.cache_dir) at the same "
+            "path on every node"
+        )
+    return run_job(job, agent.build() if isinstance(agent, AgentRecipe) else agent)
+
+
+class RayExecutor(Executor):
+    """At most ``workers`` Ray tasks in flight, each reserving ``task_cpus`` CPUs of the cluster.
+
+    ``address``: ``"auto"`` (the cluster this machine belongs to), ``"ray://host:10001"`` (Ray Client), or
+    None to start a local instance with ``num_cpus`` CPUs. If Ray is already initialised in this process
+    that instance is used, and left running at the end.
+    """
+
+    def __init__(
+        self,
+        *,
+        workers: int,
+        address: str | None = None,
+        num_cpus: int | None = None,
+        task_cpus: float = 1.0,
+        runtime_env: Mapping[str, Any] | None = None,
+        recipes: Mapping[str, AgentRecipe] | None = None,
+    ) -> None:
+        if task_cpus <= 0:
+            raise UserInputError(f"executor.task_cpus: expected a positive number, got {task_cpus!r}")
+        if address is not None and num_cpus is not None:
+            raise UserInputError("executor.num_cpus: only for a local instance (executor.address=null)")
+        self.slots = max(1, workers)
+        self.address = address
+        self.num_cpus = num_cpus
+        self.task_cpus = task_cpus
+        self.runtime_env = dict(runtime_env) if runtime_env else None
+        self.recipes = dict(recipes or {})
+        self._owns_instance = False
+        self._remote: Any = None
+        self._agents: dict[str, Any] = {}
+        self._in_flight: set[Any] = set()
+
+    @classmethod
+    def from_settings(
+        cls, settings: Mapping[str, Any], *, workers: int, recipes: Mapping[str, AgentRecipe]
+    ) -> RayExecutor:
+        """The executor from the ``executor`` config group."""
+        return cls(
+            workers=workers,
+            address=settings.get("address"),
+            num_cpus=settings.get("num_cpus"),
+            task_cpus=float(settings.get("task_cpus", 1.0)),
+            runtime_env=settings.get("runtime_env"),
+            recipes=recipes,
+        )
+
+    def _shippable(self, ray: Any, name: str, agent: Agent) -> Agent | AgentRecipe:
+        try:
+            ray.cloudpickle.dumps(agent)
+        except (TypeError, AttributeError, ValueError):
+            if name not in self.recipes:
+                raise UserInputError(
+                    f"agents: {name!r} does not pickle and has no recipe, so it cannot run on Ray workers"
+                ) from None
+            return self.recipes[name]
+        return agent
+
+    def start(self, agents: Mapping[str, Agent]) -> RayExecutor:
+        """Connect to (or start) Ray and put every agent, or its recipe, in the object store once."""
+        ray = _ray()
+        if not ray.is_initialized():
+            options: dict[str, Any] = {"include_dashboard": False, "logging_level": logging.WARNING}
+            if self.address is None:
+                options["num_cpus"] = self.num_cpus
+            ray.init(address=self.address, runtime_env=self.runtime_env, **options)
+            self._owns_instance = True
+        self._remote = ray.remote(run_in_worker).options(num_cpus=self.task_cpus)
+        self._agents = {name: ray.put(self._shippable(ray, name, agent)) for name, agent in agents.items()}
+        return self
+
+    def submit(self, job: EpisodeJob) -> Any:
+        """Submit the job as a Ray task; the handle is its object ref."""
+        ref = self._remote.remote(job, self._agents[job.request.agent])
+        self._in_flight.add(ref)
+        return ref
+
+    def wait(self, handles: list[Any]) -> list[Any]:
+        """The refs whose tasks have finished (at least one)."""
+        ready, _ = _ray().wait(handles, num_returns=1)
+        self._in_flight.difference_update(ready)
+        return ready
+
+    def result(self, handle: Any) -> EpisodeRecord:
+        """The task's record (raises what the task raised)."""
+        return _ray().get(handle)
+
+    def close(self) -> None:
+        """Cancel tasks still running (a run that stopped early), and shut down the local instance if this
+        executor started it."""
+        ray = _ray()
+        for ref in self._in_flight:
+            ray.cancel(ref, force=True)  # kills the worker, and with it the episode's sandbox
+        self._in_flight.clear()
+        if self._owns_instance:
+            ray.shutdown()
+            self._owns_instance = False

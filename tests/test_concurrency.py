@@ -1,0 +1,63 @@
+"""Concurrency limits per model and per sandbox backend hold however many workers there are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from interval_agent import IntervalAgent, max_overlap
+from tool_factory import make_tool_task
+
+from res_repro.env.tool_task import load_tool_task
+from res_repro.errors import UserInputError
+from res_repro.evaluation.runner import EpisodeRequest, evaluate
+from res_repro.evaluation.scheduling import ConcurrencyLimits
+from res_repro.evaluation.store import EpisodeStore
+
+WORKERS, LIMIT, EPISODES = 4, 2, 8
+
+
+def run_slow(tmp_path: Path, limits: ConcurrencyLimits, agent: str = "slow") -> int:
+    """Run EPISODES waiting episodes on WORKERS threads; return how many ran at once at most."""
+    log_dir = tmp_path / "intervals"
+    log_dir.mkdir()
+    task = load_tool_task(make_tool_task(tmp_path / "task"))
+    requests = [EpisodeRequest(task, agent, environment=f"copy-{i}") for i in range(EPISODES)]
+    records = evaluate(
+        requests,
+        agents={agent: IntervalAgent(agent, log_dir, seconds=0.3)},
+        backend="local",
+        store=EpisodeStore(tmp_path / "store"),
+        workers=WORKERS,
+        show_progress=False,
+        limits=limits,
+    )
+    assert [r.stop_reason for r in records] == ["answered"] * EPISODES
+    return max_overlap(log_dir)
+
+
+def test_without_limits_every_worker_is_busy(tmp_path: Path) -> None:
+    assert run_slow(tmp_path, ConcurrencyLimits()) == WORKERS
+
+
+def test_a_models_limit_holds_with_more_workers(tmp_path: Path) -> None:
+    limits = ConcurrencyLimits.from_settings({"slow": LIMIT}, {})
+    assert run_slow(tmp_path, limits) == LIMIT
+
+
+def test_a_sandbox_backends_limit_holds_with_more_workers(tmp_path: Path) -> None:
+    limits = ConcurrencyLimits.from_settings({}, {"local": LIMIT})
+    assert run_slow(tmp_path, limits) == LIMIT
+
+
+def test_a_limit_on_another_model_does_not_slow_this_one(tmp_path: Path) -> None:
+    limits = ConcurrencyLimits.from_settings({"other": 1}, {"docker": 1})
+    assert run_slow(tmp_path, limits) == WORKERS
+
+
+@pytest.mark.parametrize("cap", [0, -1, 1.5, "2", True])
+def test_a_bad_limit_names_its_field(cap: object) -> None:
+    with pytest.raises(UserInputError, match=r"^models\.gpt\.max_concurrency: expected a positive integer"):
+        ConcurrencyLimits.from_settings({"gpt": cap}, {})  # type: ignore[dict-item]
+    with pytest.raises(UserInputError, match=r"^sandbox\.max_concurrency: expected a positive integer"):
+        ConcurrencyLimits.from_settings({}, {"local": cap})  # type: ignore[dict-item]
