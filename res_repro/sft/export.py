@@ -1,8 +1,9 @@
 """Export episodes as chat fine-tuning records: OpenAI ``messages`` with tool calls, plus ``tools``.
 
-One JSONL line per episode: ``{"messages": [...], "tools": [...], "metadata": {...}}``. Only episodes of
-model agents carry a conversation worth training on; scripted agents' episodes are skipped, and by
-default so are episodes that did not pass.
+One JSONL line per episode: ``{"messages": [...], "tools": [...], "metadata": {...}}``. By default only
+episodes of model agents are kept, and only those that passed. Scripted agents' episodes (the explorer
+tiers record real tool-call conversations) are kept only when asked with ``include_scripted``, and every
+record says in ``metadata.scripted`` which kind of agent produced it.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ def chat_record(record: EpisodeRecord, submit_tool: dict[str, Any] | None = None
             "benchmark": record.benchmark,
             "environment": record.environment,
             "agent": record.agent,
+            "scripted": record.scripted,
             "score": record.score,
             "passed": record.passed,
             "stop_reason": record.stop_reason,
@@ -46,9 +48,12 @@ def chat_record(record: EpisodeRecord, submit_tool: dict[str, Any] | None = None
     }
 
 
-def trainable(record: EpisodeRecord, *, only_passed: bool) -> bool:
-    """True for finished, graded model episodes (that passed, when ``only_passed``)."""
-    if record.scripted or record.infrastructure_failure or record.grade is None or not record.messages:
+def trainable(record: EpisodeRecord, *, only_passed: bool, include_scripted: bool = False) -> bool:
+    """True for finished, graded episodes with a conversation (that passed, when ``only_passed``) of model
+    agents, and of scripted agents too when ``include_scripted``."""
+    if record.scripted and not include_scripted:
+        return False
+    if record.infrastructure_failure or record.grade is None or not record.messages:
         return False
     return record.passed or not only_passed
 
@@ -61,7 +66,9 @@ def read_episodes(path: Path) -> Iterator[EpisodeRecord]:
                 yield EpisodeRecord.from_dict(json.loads(line))
 
 
-def export_chat_jsonl(records: Iterable[EpisodeRecord], out: Path, *, only_passed: bool = True) -> int:
+def export_chat_jsonl(
+    records: Iterable[EpisodeRecord], out: Path, *, only_passed: bool = True, include_scripted: bool = False
+) -> int:
     """Write the trainable records as chat JSONL; return how many were written."""
     from res_repro.agents.llm_agent import SUBMIT
 
@@ -69,7 +76,7 @@ def export_chat_jsonl(records: Iterable[EpisodeRecord], out: Path, *, only_passe
     written = 0
     with out.open("w", encoding="utf-8") as handle:
         for record in records:
-            if trainable(record, only_passed=only_passed):
+            if trainable(record, only_passed=only_passed, include_scripted=include_scripted):
                 handle.write(json.dumps(chat_record(record, SUBMIT.to_dict()), ensure_ascii=False) + "\n")
                 written += 1
     return written

@@ -1,0 +1,111 @@
+"""Table 2 end to end on a tiny Claw-style slice: collection at equal counts, the tiny model trained per
+condition, a served checkpoint evaluated through an OpenAI-compatible server, files and an MLflow run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mlflow
+import pytest
+from fake_providers import OPENAI, FakeModelServer, Reply
+from hydra import compose, initialize_config_dir
+from omegaconf import DictConfig, open_dict
+
+from res_repro.config import ModelConfig, register_configs
+from res_repro.errors import UserInputError
+from res_repro.pipelines import run_pipeline
+
+CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
+TINY = (
+    "benchmark.limit=2",
+    "scaling.depth_cap=2",
+    "scaling.target=null",
+    "show_progress=false",
+    "sft.train.max_length=256",
+    "sft.train.max_steps=4",
+)
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch):
+    """Nothing may be downloaded."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+
+
+def _config(root: Path, *overrides: str) -> DictConfig:
+    register_configs()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(
+            config_name="config",
+            overrides=["experiment=table2", f"paths.root_dir={root}", *TINY, *overrides],
+        )
+    cfg.paths.output_dir = str(root / "run")  # ${hydra:...} needs a running app
+    return cfg
+
+
+def _rows(table) -> dict[tuple[str, str], dict[str, str]]:
+    return {(row[0], row[1]): dict(zip(table.columns, row, strict=True)) for row in table.rows}
+
+
+def test_table2_end_to_end_with_equal_counts_and_a_served_checkpoint(tmp_path):
+    cfg = _config(tmp_path, "sft.evaluation.sft_with_res=served")
+    with FakeModelServer(OPENAI, after=Reply(text="I could not finish.")) as server:
+        with open_dict(cfg):  # a models entry pointing at the server, like conf/model/local_qwen.yaml
+            cfg.models["served"] = ModelConfig(
+                name="served checkpoint", model="sft-with-res", base_url=server.base_url, api_key_env=None
+            )
+        table = run_pipeline(cfg)
+        assert len(server.requests) == 2  # one attempt per seed task's original environment
+
+    rows = _rows(table)
+    tiny = "tiny (random init)"
+    without, with_res = rows[(tiny, "SFT without RES")], rows[(tiny, "SFT with RES")]
+    assert without["trajectories (pool)"] == "2 (2)"
+    assert with_res["trajectories (pool)"].startswith("2 (")  # RES pools are larger, downsampled to 2
+    assert with_res["teachers"] == "explorer-expert (scripted) x2"
+    assert without["train steps"] == with_res["train steps"] == "4"
+    assert float(with_res["loss last"]) < float(with_res["loss first"])
+    assert rows[(tiny, "base")]["Pass@1 (%)"] == "not run"
+    assert without["Pass@1 (%)"] == "not run"
+    assert with_res["Pass@1 (%)"] == "0.00"  # the served checkpoint answered without acting
+    assert rows[("Qwen3.5-4B", "SFT with RES")]["Pass@1 (%)"] == "not run"
+    paper_row = next(row for row in table.rows if row[:2] == ["Qwen3.5-4B", "SFT with RES"])
+    assert paper_row[table.columns.index("Pass@1 (%)") + 2] == "61.9"  # its "paper" column
+    assert any("scripted" in note for note in table.notes)
+
+    run = tmp_path / "run"
+    lines = {c: (run / f"trajectories_{c}.jsonl").read_text().splitlines() for c in ("original", "res")}
+    assert len(lines["original"]) == len(lines["res"]) == 2
+    assert (run / "checkpoints" / "sft_with_res" / "model.safetensors").is_file()
+
+    client = mlflow.tracking.MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    [logged] = client.search_runs([client.get_experiment_by_name("table2").experiment_id])
+    metrics = logged.data.metrics
+    assert metrics["sft_with_res.trajectories"] == metrics["sft_without_res.trajectories"] == 2
+    assert metrics["sft_with_res.pass_at_1"] == 0.0
+    artifacts = {a.path for a in client.list_artifacts(logged.info.run_id, "results")}
+    assert {
+        "results/table2.md",
+        "results/trajectories_original.jsonl",
+        "results/trajectories_res.jsonl",
+        "results/train_log.json",
+    } <= artifacts
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("sft.collection.include_scripted=false", "sft.collection.include_scripted: teachers"),
+        ("sft.collection.teachers=[nobody]", "sft.collection.teachers: unknown agent 'nobody'"),
+        ("sft.collection.teachers=[]", "sft.collection.teachers: expected at least one"),
+        ("sft.evaluation.base=nowhere", "sft.evaluation.base: expected a key of models"),
+        ("sft=qwen3_5_4b", "sft.model_path: expected a local checkpoint directory"),
+    ],
+)
+def test_bad_input_stops_before_any_work(tmp_path, override, message):
+    with pytest.raises(UserInputError) as caught:
+        run_pipeline(_config(tmp_path, "tracking=none", override))
+    assert str(caught.value).startswith(message)
+    assert "\n" not in str(caught.value)
+    assert not (tmp_path / ".cache").exists()
