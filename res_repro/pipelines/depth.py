@@ -8,8 +8,6 @@ and lineages rebuilt without inheritance to the same depth (Table 3B).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from statistics import fmean
@@ -18,23 +16,25 @@ from matplotlib.figure import Figure
 from omegaconf import DictConfig
 
 from res_repro.agents import Agent
-from res_repro.benchmarks.registry import load_task_dir
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import rate_with_ci
 from res_repro.evaluation.runner import EpisodeRequest
+from res_repro.pipelines.ablations import without_dependencies_task
+from res_repro.pipelines.budgets import historical_values
 from res_repro.pipelines.lineages import (
     build_lineages,
-    cache_dir,
     configured_agents,
     configured_tasks,
     make_scaler,
     run_requests,
 )
+from res_repro.pipelines.paper_figures import termination_rates
 from res_repro.pipelines.reporting import publish, write_episodes
-from res_repro.reporting.figures import depth_curves, lineage_graph, proposer_cost
+from res_repro.pipelines.table_a2 import child_costs
+from res_repro.reporting.figures import budget_curves, lineage_graph, proposer_cost
 from res_repro.reporting.tables import Table
-from res_repro.res.scaling import LineageResult, without_dependencies
+from res_repro.res.scaling import LineageResult
 
 WITHOUT_DEPENDENCIES = "w/o dependencies"
 WITHOUT_INHERITANCE = "w/o inheritance"
@@ -43,27 +43,6 @@ WITHOUT_INHERITANCE = "w/o inheritance"
 def at_depth(lineage: LineageResult, depth: int) -> Task:
     """The lineage's environment at ``depth``, or its last one when it stopped earlier."""
     return lineage.nodes[min(depth, len(lineage.nodes) - 1)].task
-
-
-def without_dependencies_task(cfg: DictConfig, lineage: LineageResult) -> Task:
-    """The last environment with prerequisite-demanding changes removed (built once, then reused)."""
-    last = lineage.last
-    dest = (
-        cache_dir(cfg)
-        / "ablations"
-        / "without_dependencies"
-        / last.manifest.seed_task_id
-        / last.manifest.node_id
-    )
-    if not dest.is_dir():
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(dir=dest.parent))
-        try:
-            without_dependencies(lineage.nodes[0], last.manifest.history, staging / "env")
-            (staging / "env").rename(dest)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    return load_task_dir(dest, benchmark=last.task.benchmark)
 
 
 def conditions(
@@ -148,29 +127,42 @@ def depth_figures(
     agents: Mapping[str, Agent],
     lineages: Sequence[LineageResult],
 ) -> dict[str, Figure]:
-    """Depth curves (as Figure 4), proposer cost (Figure 5) and the deepest lineage's graph (Figure 6)."""
+    """Historical means by budget with termination rates (as Figure 4), proposer cost (Figure 5) and
+    the deepest lineage's graph (Figure 6)."""
     benchmark = cfg.benchmark.name
-    series = {
-        key: {
-            d: [(r.passed, r.turns, r.tool_calls) for r in records[(key, f"depth {d}")]]
-            for d in range(cfg.scaling.depth_cap + 1)
+    budgets = range(cfg.scaling.depth_cap + 1)
+    measures = {"pass rate (%)": lambda r: 100.0 * r.passed, "turns": lambda r: r.turns}
+    measures["tool calls"] = lambda r: r.tool_calls
+    panels = {
+        label: {
+            key: {
+                d: historical_values(
+                    [
+                        [float(measure(records[(key, f"depth {j}")][i])) for j in budgets]
+                        for i in range(len(lineages))
+                    ],
+                    d,
+                )
+                for d in budgets
+            }
+            for key in agents
         }
-        for key in agents
+        for label, measure in measures.items()
     }
-    costs: dict[int, list[dict[str, float]]] = {}
-    for lineage in lineages:
-        for node in lineage.nodes[1:]:
-            costs.setdefault(node.manifest.depth, []).append(node.manifest.proposer)
     deepest = max(lineages, key=lambda lineage: lineage.last.manifest.depth).last.manifest
     families = {e.dependent: a.family for a in deepest.history for e in a.edges}
     figures = {
-        f"depth_curves_{benchmark}": depth_curves(
-            series, turn_limit=cfg.agent_loop.max_turns, title=f"{benchmark}: agents by RES depth"
+        f"depth_curves_{benchmark}": budget_curves(
+            panels,
+            title=f"{benchmark}: historical means by depth budget (lines: means, shading: IQR)",
+            limits={"turns": cfg.agent_loop.max_turns},
+            termination=termination_rates(list(lineages)),
         ),
         f"lineage_graph_{benchmark}": lineage_graph(
             deepest.graph, families, title=f"{deepest.seed_task_id} at depth {deepest.depth}"
         ),
     }
+    costs = child_costs(lineages)
     if costs:
         figures[f"proposer_cost_{benchmark}"] = proposer_cost(
             costs, title=f"{benchmark}: proposer cost per child"

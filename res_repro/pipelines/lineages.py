@@ -7,6 +7,7 @@ smaller depth cap, a rerun after a crash) reuses the finished nodes.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -21,12 +22,16 @@ from res_repro.benchmarks.registry import load_benchmark
 from res_repro.env.task import Task
 from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.executors import make_executor
+from res_repro.evaluation.jobs import agent_recipes
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
+from res_repro.evaluation.scheduling import ConcurrencyLimits
 from res_repro.evaluation.store import EpisodeStore
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import LLMProposer, ProgrammaticProposer, Proposer
 from res_repro.res.scaling import LineageResult, Scaler, ScalingSettings
+from res_repro.sandbox import backend_from_config
 
 log = logging.getLogger(__name__)
 
@@ -67,16 +72,31 @@ def configured_tasks(cfg: DictConfig) -> list[Task]:
 def run_requests(
     cfg: DictConfig, requests: Sequence[EpisodeRequest], agents: Mapping[str, Agent]
 ) -> list[EpisodeRecord]:
-    """Run (or reuse) the episodes with the configured backend, store, workers, seed and retries."""
+    """Run (or reuse) the episodes with the configured backend, executor, concurrency limits, store,
+    workers, seed and retries."""
+    models = plain(cfg.models)
+    recipes = agent_recipes(
+        agents,
+        models=models,
+        loop=plain(cfg.agent_loop),
+        cache_dir=cache_dir(cfg) / "responses",
+        seed=cfg.seed,
+    )
+    limits = ConcurrencyLimits.from_settings(
+        {name: model.get("max_concurrency") for name, model in models.items()},
+        {cfg.sandbox.backend: cfg.sandbox.get("max_concurrency")},
+    )
     return evaluate(
         requests,
         agents=agents,
-        backend=cfg.sandbox.backend,
+        backend=backend_from_config(plain(cfg.sandbox)),
         store=EpisodeStore(cache_dir(cfg) / "episodes"),
         workers=cfg.workers,
         seed=cfg.seed,
         max_infra_retries=cfg.sandbox.max_infra_retries,
         show_progress=cfg.show_progress,
+        executor=make_executor(plain(cfg.executor), workers=cfg.workers, recipes=recipes),
+        limits=limits,
     )
 
 
@@ -118,7 +138,7 @@ def make_scaler(cfg: DictConfig, **overrides: Any) -> Scaler:
         settings=settings,
         proposer=make_proposer(cfg),
         store=LineageStore(cache_dir(cfg) / "lineages"),
-        backend=cfg.sandbox.backend,
+        backend=backend_from_config(plain(cfg.sandbox)),
         target=target,
     )
 
@@ -144,3 +164,13 @@ def build_lineages(
     for result in results:
         log.info("%s: depth %d (%s)", result.seed_task_id, result.last.manifest.depth, result.stop_reason)
     return results
+
+
+def write_manifests(lineages: Sequence[LineageResult], path: Path) -> Path:
+    """Every node manifest of the lineages a run used, one JSON document per line (an MLflow artifact)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        for lineage in lineages:
+            for node in lineage.nodes:
+                handle.write(json.dumps(node.manifest.to_dict(), default=str) + "\n")
+    return path

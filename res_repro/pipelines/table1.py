@@ -21,6 +21,7 @@ from res_repro.pipelines.lineages import (
     configured_agents,
     configured_tasks,
     run_requests,
+    write_manifests,
 )
 from res_repro.pipelines.paper import paper_rows
 from res_repro.pipelines.reporting import publish, write_episodes
@@ -158,5 +159,6 @@ def run_table1(cfg: DictConfig) -> Table:
     depths = [lineage.last.manifest.depth for lineage in lineages]
     metrics["res.mean_depth"] = sum(depths) / len(depths)
     out = Path(cfg.paths.output_dir)
-    publish(cfg, table, "table1", metrics, extra=[write_episodes(flat, out / "episodes.jsonl")])
+    extra = [write_episodes(flat, out / "episodes.jsonl"), write_manifests(lineages, out / "lineages.jsonl")]
+    publish(cfg, table, "table1", metrics, extra=extra)
     return table

@@ -1,0 +1,164 @@
+"""The component ablations on a slice of seed tasks: one set of records behind Tables 3A, 3B, A5, A6, A7.
+
+Conditions, per seed task of the slice:
+
+- ``original``: the released environment E0;
+- ``saved_res``: the last accepted environment of its saved lineage (the full RES control of 3A);
+- ``without_dependencies``: the saved environment with the changes that demand prerequisite work removed;
+- ``rebuilt_res``, ``without_inheritance``, ``basic_library``: lineages rebuilt from E0 to the saved
+  lineage's depth (its planned depth d_i), under one rebuild seed and the same proposer and revision
+  budget, varying only the components named in ``ablation.rebuilds`` (inheritance, dependency
+  composition, operator library). Rebuilt RES is the full control of 3B.
+
+Lineages live in the content-addressed lineage store and episodes in the episode store, so a second
+table over the same slice runs no episode again.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+
+from res_repro.agents import Agent
+from res_repro.benchmarks.registry import load_task_dir
+from res_repro.env.task import Task
+from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.runner import EpisodeRequest
+from res_repro.pipelines.lineages import (
+    build_lineages,
+    cache_dir,
+    configured_agents,
+    configured_tasks,
+    make_scaler,
+    run_requests,
+)
+from res_repro.pipelines.reporting import write_episodes
+from res_repro.res.scaling import LineageResult, without_dependencies
+
+LABELS = {
+    "original": "Original",
+    "saved_res": "Saved RES",
+    "without_dependencies": "w/o dependencies",
+    "rebuilt_res": "Rebuilt RES",
+    "without_inheritance": "w/o inheritance",
+    "basic_library": "Basic library",
+}
+"""Every condition (in table order) and how tables name it; keys match the paper's reported rows."""
+
+CONTROLS = {
+    "saved_res": "original",
+    "without_dependencies": "saved_res",
+    "rebuilt_res": "original",
+    "without_inheritance": "rebuilt_res",
+    "basic_library": "rebuilt_res",
+}
+"""The condition each one is paired against (the full RES control for an ablation)."""
+
+COMPONENTS = ("inheritance", "composition", "library")
+"""The scaling settings a rebuild variant may change; everything else follows ``scaling``."""
+
+
+@dataclass
+class AblationRecords:
+    """Per (agent, condition), one record per slice task (tasks with an infrastructure failure dropped)."""
+
+    tasks: list[str]  # seed task ids, in slice order
+    planned_depths: list[int]
+    agents: dict[str, Agent]
+    records: dict[tuple[str, str], list[EpisodeRecord]]
+    conditions: list[str]
+
+
+def ablation_slice(tasks: list[Task], size: int) -> list[Task]:
+    """``size`` seed tasks evenly spaced over ``tasks`` (all of them when there are no more)."""
+    if size >= len(tasks):
+        return list(tasks)
+    return [tasks[index * len(tasks) // size] for index in range(size)]
+
+
+def without_dependencies_task(cfg: DictConfig, lineage: LineageResult) -> Task:
+    """The last environment with prerequisite-demanding changes removed (built once, then reused)."""
+    last = lineage.last
+    dest = (
+        cache_dir(cfg)
+        / "ablations"
+        / "without_dependencies"
+        / last.manifest.seed_task_id
+        / last.manifest.node_id
+    )
+    if not dest.is_dir():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=dest.parent))
+        try:
+            without_dependencies(lineage.nodes[0], last.manifest.history, staging / "env")
+            (staging / "env").rename(dest)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return load_task_dir(dest, benchmark=last.task.benchmark)
+
+
+def rebuild_config(cfg: DictConfig, variant: str) -> DictConfig:
+    """The config of one matched-budget rebuild: ``scaling`` with the variant's components, the
+    rebuild seed, and no target (the rebuild goes to the planned depth)."""
+    components = {key: cfg.ablation.rebuilds[variant][key] for key in COMPONENTS}
+    return OmegaConf.merge(
+        cfg, {"seed": cfg.ablation.rebuild_seed, "scaling": {**components, "target": None}}
+    )
+
+
+def rebuilt(cfg: DictConfig, variant: str, tasks: list[Task], depths: list[int]) -> list[Task]:
+    """Each task's last environment when rebuilt under ``variant`` to its planned depth."""
+    scaler = make_scaler(rebuild_config(cfg, variant))
+    return [scaler.scale(task, depth_cap=depth).last.task for task, depth in zip(tasks, depths, strict=True)]
+
+
+def ablation_environments(cfg: DictConfig, tasks: list[Task]) -> tuple[dict[str, list[Task]], list[int]]:
+    """Every condition's environments for the slice, and each task's planned depth."""
+    lineages = build_lineages(cfg, tasks)
+    depths = [lineage.last.manifest.depth for lineage in lineages]
+    found = {
+        "original": [lineage.nodes[0].task for lineage in lineages],
+        "saved_res": [lineage.last.task for lineage in lineages],
+        "without_dependencies": [without_dependencies_task(cfg, lineage) for lineage in lineages],
+    }
+    for variant in cfg.ablation.rebuilds:
+        found[variant] = rebuilt(cfg, variant, tasks, depths)
+    return found, depths
+
+
+def ablation_records(cfg: DictConfig) -> AblationRecords:
+    """Build (or reuse) every condition of the slice and evaluate (or reuse) every agent on it."""
+    agents = configured_agents(cfg, cfg.agents)
+    tasks = ablation_slice(configured_tasks(cfg), cfg.ablation.tasks)
+    found, depths = ablation_environments(cfg, tasks)
+    conditions = [name for name in LABELS if name in found]
+    requests = [
+        EpisodeRequest(task, key, environment=condition)
+        for key in agents
+        for condition in conditions
+        for task in found[condition]
+    ]
+    flat = iter(run_requests(cfg, requests, agents))
+    raw = {(key, c): [next(flat) for _ in tasks] for key in agents for c in conditions}
+    keep = [
+        index
+        for index in range(len(tasks))
+        if not any(raw[(key, c)][index].infrastructure_failure for key in agents for c in conditions)
+    ]
+    return AblationRecords(
+        tasks=[tasks[i].task_id for i in keep],
+        planned_depths=[depths[i] for i in keep],
+        agents=agents,
+        records={pair: [records[i] for i in keep] for pair, records in raw.items()},
+        conditions=conditions,
+    )
+
+
+def write_ablation_episodes(cfg: DictConfig, data: AblationRecords) -> Path:
+    """Every episode of the slice as JSONL in the run folder (the trajectories behind a table)."""
+    flat = [record for records in data.records.values() for record in records]
+    return write_episodes(flat, Path(cfg.paths.output_dir) / "episodes.jsonl")

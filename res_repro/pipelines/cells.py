@@ -1,0 +1,91 @@
+"""Table cells shared by the Table 3 and appendix pipelines: estimates with intervals, paired p-values,
+the paper's values, and the note saying which agents produced the numbers."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from res_repro.agents import Agent
+from res_repro.evaluation.metrics import TOLERANCE, mean_with_ci, rate_with_ci
+from res_repro.evaluation.statistics import mcnemar_exact, paired_bootstrap
+from res_repro.evaluation.summary import MetricSettings
+from res_repro.pipelines.table1 import format_p
+
+NOT_RUN = "n/a (scripted)"
+"""What a token cell says when every agent is scripted: no model is called, so there are no tokens."""
+
+
+def passes(scores: Sequence[float], threshold: float) -> list[bool]:
+    """Pass@1 flags: native score at or above ``threshold``."""
+    return [score >= threshold - TOLERANCE for score in scores]
+
+
+def rate_cells(flags: Sequence[bool], confidence: float, scale: float = 100.0) -> list[str]:
+    """A rate and its Wilson interval, on a 0-``scale`` scale."""
+    estimate = rate_with_ci(list(flags), confidence)
+    return [f"{scale * estimate.value:.2f}", f"[{scale * estimate.low:.2f}, {scale * estimate.high:.2f}]"]
+
+
+def mean_cells(
+    values: Sequence[float],
+    confidence: float,
+    scale: float = 1.0,
+    digits: int = 2,
+    bounds: tuple[float, float] | None = None,
+) -> list[str]:
+    """A mean and its Student-t interval (blank when undefined), clipped to ``bounds`` when given
+    (the range a score or a rate can take)."""
+    estimate = mean_with_ci(list(values), confidence)
+    if math.isnan(estimate.low):
+        return [f"{scale * estimate.value:.{digits}f}", ""]
+    low, high = scale * estimate.low, scale * estimate.high
+    if bounds is not None:
+        low, high = max(bounds[0], low), min(bounds[1], high)
+    return [f"{scale * estimate.value:.{digits}f}", f"[{low:.{digits}f}, {high:.{digits}f}]"]
+
+
+PERCENT = (0.0, 100.0)
+"""The bounds of a score or rate on a 0-100 scale."""
+
+
+def mcnemar_cell(control: Sequence[bool] | None, flags: Sequence[bool]) -> str:
+    """Exact McNemar p of ``flags`` against the paired ``control`` (blank without a control)."""
+    return "" if control is None else f"{mcnemar_exact(list(control), list(flags)).p_value:.3g}"
+
+
+def bootstrap_cell(control: Sequence[float] | None, values: Sequence[float], settings: MetricSettings) -> str:
+    """Paired bootstrap p of the mean of ``values`` against ``control`` (blank without a control)."""
+    if control is None:
+        return ""
+    result = paired_bootstrap(
+        list(control),
+        list(values),
+        n_resamples=settings.n_bootstrap,
+        confidence=settings.confidence,
+        seed=settings.seed,
+    )
+    return format_p(result.p_value, settings.n_bootstrap)
+
+
+def paper_cell(row: Mapping[str, Any] | None, key: str) -> str:
+    """The paper's reported value for ``key`` in ``row`` (blank when the paper does not give it)."""
+    value = (row or {}).get(key)
+    if value is None:
+        return ""
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
+
+
+def agent_note(agents: Mapping[str, Agent]) -> str:
+    """Which agents produced the numbers, each labelled scripted or model."""
+    kinds = ", ".join(agent_label(key, agent) for key, agent in agents.items())
+    return (
+        f"Agents: {kinds}. Scripted agents are deterministic programs, not models; the paper's values "
+        "(the 'paper' columns, from its DeepSeek-V4.1-Flash runs) are not results of this harness."
+    )
+
+
+def agent_label(key: str, agent: Agent) -> str:
+    """An agent's key with its kind, e.g. ``explorer-standard (scripted)``."""
+    return f"{key} ({'scripted' if agent.scripted else 'model'})"

@@ -1,0 +1,93 @@
+"""Table A2: proposer cost per accepted child (outer executions, tokens, execution seconds).
+
+Read from the lineage manifests, which record each child's proposer cost aggregated over its
+revisions. The programmatic proposer calls no model, so its tokens are not applicable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from omegaconf import DictConfig
+
+from res_repro.pipelines.cells import mean_cells, paper_cell
+from res_repro.pipelines.lineages import build_lineages, configured_tasks
+from res_repro.pipelines.paper import paper_values
+from res_repro.pipelines.reporting import publish
+from res_repro.reporting.figures import proposer_cost
+from res_repro.reporting.tables import Table
+from res_repro.res.scaling import LineageResult
+
+QUANTITIES = {
+    "outer_executions": ("Outer proposer executions", 3, lambda c: float(c.get("executions", 0))),
+    "tokens_k": (
+        "Input + output tokens (k)",
+        2,
+        lambda c: (c.get("input_tokens", 0) + c.get("output_tokens", 0)) / 1000,
+    ),
+    "execution_seconds": ("Summed execution time (s)", 5, lambda c: float(c.get("seconds", 0.0))),
+}
+"""Each row of the table: its paper key, its label, its decimals, and how to read it from a manifest's
+proposer cost."""
+
+
+def child_costs(lineages: Sequence[LineageResult]) -> list[dict[str, Any]]:
+    """The proposer cost of every accepted child (every node below the root), with its depth."""
+    return [
+        {**node.manifest.proposer, "depth": node.manifest.depth}
+        for lineage in lineages
+        for node in lineage.nodes[1:]
+    ]
+
+
+def build_table_a2(
+    costs: Sequence[Mapping[str, Any]], *, proposer: str, confidence: float, benchmark: str
+) -> tuple[Table, dict[str, float]]:
+    """Mean (with interval), median and P90 of each quantity over children, beside the paper's."""
+    ci = f"{confidence:.0%} CI"
+    columns = ["quantity", "children", "mean", ci, "median", "P90", "paper mean", "paper median", "paper P90"]
+    table = Table(title=f"Table A2: proposer cost per accepted child ({benchmark})", columns=columns)
+    reported = paper_values()["table_a2_proposer_cost_per_child"]
+    logged: dict[str, float] = {}
+    for key, (label, digits, read) in QUANTITIES.items():
+        values = [read(cost) for cost in costs]
+        paper = reported.get(key)
+        mine: list[str] = ["", "", "", ""]
+        if key == "tokens_k" and proposer == "programmatic":
+            mine = ["n/a (programmatic)", "", "", ""]
+        elif values:
+            mine = [
+                *mean_cells(values, confidence, digits=digits),
+                f"{np.median(values):.{digits}f}",
+                f"{np.percentile(values, 90):.{digits}f}",
+            ]
+            logged[f"{key}.mean"] = float(np.mean(values))
+        table.add_row(label, len(values), *mine, *(paper_cell(paper, s) for s in ("mean", "median", "p90")))
+    table.notes = [
+        f"Proposer: {proposer}. Costs aggregate each child's outer executions and revisions; target solving, "
+        "checks and grading are excluded.",
+        "The programmatic proposer is a seeded sampler that calls no model: it has no tokens, and its "
+        "seconds are sampling time only. The paper's children were written by GPT-5.6 Sol (289 children).",
+    ]
+    return table, logged
+
+
+def run_table_a2(cfg: DictConfig) -> Table:
+    """Scale (or reuse) the lineages and publish Table A2 with Figure 5."""
+    lineages = build_lineages(cfg, configured_tasks(cfg))
+    costs = child_costs(lineages)
+    table, metrics = build_table_a2(
+        costs,
+        proposer=cfg.scaling.proposer.kind,
+        confidence=cfg.metrics.confidence,
+        benchmark=cfg.benchmark.name,
+    )
+    figures = {}
+    if costs:
+        figures["fig5_proposer_cost"] = proposer_cost(
+            costs, title=f"Figure 5 ({cfg.benchmark.name}): proposer cost per child by depth"
+        )
+    publish(cfg, table, "table_a2", metrics, figures=figures)
+    return table
