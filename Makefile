@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 CLI := $(VENV)/bin/res-repro
 STAMP := $(VENV)/.installed
 
-.PHONY: help install system-deps test lint format table1 table3 table3c table_a7 res-depth tables check bench mlflow-ui clean
+.PHONY: help install system-deps test lint format table1 table2 table3 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench notebook mlflow-ui clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "} {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -15,7 +15,8 @@ help: ## List the targets
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q torch==2.13.0  # the CPU wheel; a bare torch requirement pulls a CUDA build
+	$(PY) -m pip install -q -e '.[dev,ray,sft]'
 	touch $@
 
 system-deps: ## Install bubblewrap and busybox-static (apt-get where possible)
@@ -37,28 +38,51 @@ format: install ## Reformat the code with ruff
 table1: install ## Table 1 on the three bundled suites (offline default: scripted agents)
 	$(CLI) -m experiment=table1 benchmark=claw_bundled,workspace_bundled,terminal_bundled save_results=true
 
-table3: install ## Table 3A/3B: RES by depth, dependencies removed, no inheritance (Claw-style suite)
-	$(CLI) experiment=table3 save_results=true
+table3a: install ## Table 3A: saved RES vs dependencies removed (15 Claw-style tasks, shared ablation records)
+	$(CLI) experiment=table3a save_results=true
 
-table3c: install ## Table 3C: depth caps 0,1,2,3,5,10 over the same lineages
-	$(CLI) -m experiment=table3c scaling.depth_cap=0,1,2,3,5,10
+table3b: install ## Table 3B: rebuilt RES vs without inheritance vs basic library (matched budgets)
+	$(CLI) experiment=table3b save_results=true
 
-table_a7: install ## Table A7: Pass@1 at thresholds 0.70, 0.80, 0.90 over the same episodes
-	$(CLI) -m experiment=table_a7 metrics.threshold=0.7,0.8,0.9
+table3: table3a table3b ## Table 3A and 3B (the second reuses the first's records)
+
+table3c: install ## Table 3C and Figure A4: depth caps 0,1,2,3,5,10 over the same lineages
+	$(CLI) experiment=table3c save_results=true
+
+table_a2: install ## Table A2 and Figure 5: proposer cost per accepted child (mean, median, P90)
+	$(CLI) experiment=table_a2 save_results=true
+
+table_a4: install ## Table A4 and Figure 4: depth budgets with historical means (the scaling target)
+	$(CLI) experiment=table_a4 save_results=true
+
+table_a5: install ## Table A5 and Figure A5: per-task scores under every ablation condition
+	$(CLI) experiment=table_a5 save_results=true
+
+table_a6: install ## Table A6: execution cost per ablation condition (turns, tool calls, tokens, seconds)
+	$(CLI) experiment=table_a6 save_results=true
+
+table_a7: install ## Table A7: success counts at thresholds 0.70, 0.80, 0.90 over the same episodes
+	$(CLI) experiment=table_a7 save_results=true
+
+figures: install ## Figures 2, 4, 5, 6 and A1-A5 from the shared records
+	$(CLI) experiment=figures save_results=true
+
+table2: install ## Table 2: SFT on original vs RES trajectories at equal counts (offline: tiny model)
+	$(CLI) experiment=table2 save_results=true
 
 res-depth: install ## Scripted agents per RES depth with both ablations on every bundled suite
 	$(CLI) -m experiment=res_depth benchmark=claw_bundled,workspace_bundled,terminal_bundled,agentce save_results=true
 
-tables: table1 table3 table3c table_a7 ## Every table implemented so far
+tables: table1 table2 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 ## Every table implemented so far
 
 check: install ## Validate the bundled terminal suite with oracle and nop
 	$(CLI) check terminal_bundled
 
 bench: install ## Print every performance figure (medians, ratios to a baseline, targets)
-	$(PY) benchmarks/bench_sandbox.py
-	$(PY) benchmarks/bench_dispatch.py
-	$(PY) benchmarks/bench_agent_turn.py
-	$(PY) benchmarks/bench_runner.py
+	$(PY) benchmarks/run_all.py
+
+notebook: install ## Execute notebooks/table1_from_mlflow.ipynb against the project's MLflow store
+	$(VENV)/bin/jupyter-execute notebooks/table1_from_mlflow.ipynb
 
 mlflow-ui: install ## Open the MLflow UI on the project's tracking database
 	$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/mlflow.db --default-artifact-root $(CURDIR)/mlartifacts

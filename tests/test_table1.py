@@ -61,21 +61,42 @@ def test_table1_runs_end_to_end_and_reuses_everything(tmp_path):
         "results/table1.csv",
         "results/table1.tex",
         "results/episodes.jsonl",
+        "results/lineages.jsonl",
     } <= artifacts
+    manifests = (
+        (next((tmp_path / "runs" / "table1" / "runs").glob("*/lineages.jsonl"))).read_text().splitlines()
+    )
+    assert len(manifests) == 4 and all('"content_hash"' in line for line in manifests)
 
     second = _run(tmp_path)
     assert second.returncode == 0, second.stderr
     assert "8 episodes: 8 reused from the store, 0 to run" in second.stdout + second.stderr
 
 
-def test_multirun_has_a_parent_run_and_one_child_per_job(tmp_path):
-    result = _run(tmp_path, "metrics.confidence=0.9,0.95", flags=("--multirun",))
-    assert result.returncode == 0, result.stdout + result.stderr
+def _children(tmp_path, swept: str) -> list[str]:
+    """Per multirun (parent run), the values of ``swept`` over its child runs."""
     client = _client(tmp_path)
     runs = client.search_runs([client.get_experiment_by_name("table1").experiment_id])
-    [parent] = [r for r in runs if r.data.tags.get("multirun") == "parent"]
-    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
-    assert sorted(r.data.params["metrics.confidence"] for r in children) == ["0.9", "0.95"]
+    parents = [r.info.run_id for r in runs if r.data.tags.get("multirun") == "parent"]
+    return [
+        sorted(r.data.params[swept] for r in runs if r.data.tags.get("mlflow.parentRunId") == parent)
+        for parent in parents
+    ]
+
+
+def test_depth_cap_and_threshold_sweeps_are_child_runs_that_reuse_the_cache(tmp_path):
+    caps = _run(tmp_path, "scaling.depth_cap=1,2", flags=("--multirun",))
+    assert caps.returncode == 0, caps.stdout + caps.stderr
+    assert ["1", "2"] in _children(tmp_path, "scaling.depth_cap")
+
+    thresholds = _run(tmp_path, "scaling.depth_cap=2", "metrics.threshold=0.7,0.9", flags=("--multirun",))
+    assert thresholds.returncode == 0, thresholds.stdout + thresholds.stderr
+    assert ["0.7", "0.9"] in _children(tmp_path, "metrics.threshold")
+    # the cap-2 job built every lineage node and ran every episode; the threshold sweep recomputes none
+    log = thresholds.stdout + thresholds.stderr
+    assert log.count("8 episodes: 8 reused from the store, 0 to run") == 2
+    manifests = list((tmp_path / ".cache" / "lineages").glob("*/*/manifest.json"))
+    assert len(manifests) == 6  # 2 seeds x depth 0..2, shared by every job
 
 
 def test_a_missing_key_stops_before_any_work(tmp_path):
