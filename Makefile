@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 CLI := $(VENV)/bin/res-repro
 STAMP := $(VENV)/.installed
 
-.PHONY: help install system-deps test lint format table1 table2 table3 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench notebook mlflow-ui clean
+.PHONY: help install system-deps test lint format table1 table2 table3 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench notebook mlflow-ui clean paper
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "} {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -73,7 +73,9 @@ table2: install ## Table 2: SFT on original vs RES trajectories at equal counts 
 res-depth: install ## Scripted agents per RES depth with both ablations on every bundled suite
 	$(CLI) -m experiment=res_depth benchmark=claw_bundled,workspace_bundled,terminal_bundled,agentce save_results=true
 
-tables: table1 table2 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 ## Every table implemented so far
+tables: table1 table2 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 ## Every table of the paper
+
+paper: tables figures res-depth ## Everything: every table, every figure and the depth study, into results/
 
 check: install ## Validate the bundled terminal suite with oracle and nop
 	$(CLI) check terminal_bundled

@@ -49,10 +49,20 @@ def _export_sft(argv: list[str]) -> int:
     parser.add_argument("episodes", type=Path, help="an episodes.jsonl written by a run")
     parser.add_argument("out", type=Path, help="the chat JSONL file to write")
     parser.add_argument("--all", action="store_true", help="keep episodes that did not pass too")
+    parser.add_argument(
+        "--include-scripted",
+        action="store_true",
+        help="keep scripted agents' episodes too (labelled scripted in each record's metadata)",
+    )
     args = parser.parse_args(argv)
     if not args.episodes.is_file():
         raise UserInputError(f"{args.episodes}: not found; expected an episodes.jsonl file")
-    written = export_chat_jsonl(read_episodes(args.episodes), args.out, only_passed=not args.all)
+    written = export_chat_jsonl(
+        read_episodes(args.episodes),
+        args.out,
+        only_passed=not args.all,
+        include_scripted=args.include_scripted,
+    )
     print(f"{written} episodes written to {args.out}")
     return 0
 

@@ -14,7 +14,7 @@ from res_repro.config import register_configs
 from res_repro.pipelines import PIPELINES
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
-GROUPS = ["benchmark", "sandbox", "metrics", "tracking", "paths"]
+GROUPS = ["benchmark", "sandbox", "executor", "metrics", "tracking", "paths", "scaling", "sft", "agent_loop"]
 
 
 def _compose(overrides: list[str]):

@@ -71,3 +71,11 @@ def test_all_keeps_failed_but_never_scripted(tmp_path):
     examples = _export(tmp_path, "--all")
     assert [e["metadata"]["passed"] for e in examples] == [True, False]
     assert all(e["metadata"]["agent"] == "gpt" for e in examples)
+
+
+def test_include_scripted_keeps_scripted_episodes_labelled(tmp_path):
+    examples = _export(tmp_path, "--include-scripted")
+    assert [(e["metadata"]["agent"], e["metadata"]["scripted"]) for e in examples] == [
+        ("gpt", False),
+        ("oracle", True),
+    ]
