@@ -1,4 +1,5 @@
-"""Shared test helpers: access to a Docker engine, skipped where there is none except under CI."""
+"""Shared test helpers: no downloads, and access to a Docker engine (skipped where there is none, except
+under CI)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,13 @@ from typing import NoReturn
 import pytest
 
 from res_repro.sandbox.base import SandboxError
+
+
+@pytest.fixture(autouse=True)
+def offline_hubs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may download anything: the model and dataset hubs' clients are told they are offline."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
 
 
 def docker_unavailable(reason: str) -> NoReturn:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import socket
 import subprocess
 import time
 from collections import Counter
@@ -54,7 +55,7 @@ def wait_for_no_descendants(within: float = 5.0) -> list[int]:
     return left
 
 
-def marker_sleep() -> tuple[str, bytes]:
+def sleep_marker() -> tuple[str, bytes]:
     """A ``sleep`` with a unique duration, and its command line as /proc shows it."""
     seconds = str(random.randrange(10_000_000, 99_999_999))
     return f"sleep {seconds}", b"sleep\0" + seconds.encode() + b"\0"
@@ -130,3 +131,14 @@ class ScriptedFaultAgent(Agent):
         return AgentOutcome(
             StopReason.ANSWERED, answer="done", turns=len(messages), tool_calls=calls, messages=messages
         )
+
+
+def port_is_free(port: int) -> bool:
+    """True when a new server could listen on ``port`` (connections in TIME_WAIT do not count)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True

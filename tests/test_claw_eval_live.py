@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +20,7 @@ from typing import Any
 
 import pytest
 import yaml
+from fault_helpers import port_is_free
 
 from res_repro.agents.reference import NopAgent, OracleAgent
 from res_repro.benchmarks.claw_eval_live import (
@@ -81,17 +81,6 @@ def service_processes(checkout: Path) -> list[str]:
         if cwd == str(checkout) and "mock_services/" in cmdline:
             found.append(cmdline)
     return found
-
-
-def port_is_free(port: int) -> bool:
-    """True when a new server could listen on ``port`` (connections in TIME_WAIT do not count)."""
-    with socket.socket() as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def episode(task: Task, agent: Any) -> EpisodeRecord:

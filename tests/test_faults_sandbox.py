@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from fault_helpers import (
     container_exists,
-    marker_sleep,
+    sleep_marker,
     wait_for_no_descendants,
     wait_until_gone,
     wait_until_present,
@@ -116,7 +116,7 @@ def test_full_disk_stays_inside_the_sandbox(make: MakeSandbox) -> None:
 
 def test_sigterm_ignoring_daemons_die_at_timeout_and_close(make: MakeSandbox) -> None:
     sandbox = make()
-    sleep, cmdline = marker_sleep()
+    sleep, cmdline = sleep_marker()
     stubborn = f"trap '' TERM; while :; do {sleep}; done"
     daemon = f'setsid sh -c "{stubborn}" >/dev/null 2>&1 &'
     result = sandbox.exec(f"trap '' TERM; sh -c '{daemon}'; nohup sh -c \"{stubborn}\" & {sleep}", 1.5)

@@ -10,12 +10,11 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import time
 from pathlib import Path
 
 import pytest
-from fault_helpers import ScriptedFaultAgent, Step, wait_for_no_descendants
+from fault_helpers import ScriptedFaultAgent, Step, port_is_free, wait_for_no_descendants
 from task_factory import make_task
 
 from res_repro.benchmarks.claw_eval_live import KIND, load_claw_eval_live, open_claw_eval_live
@@ -59,17 +58,6 @@ def service_pids(checkout: Path) -> list[int]:
         except OSError:
             continue
     return found
-
-
-def port_is_free(port: int) -> bool:
-    """True when a new server could listen on ``port``."""
-    with socket.socket() as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 class ServiceKiller:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from fault_helpers import host_pids_with, sleep_marker, wait_until_gone
 
 from res_repro.sandbox import SANDBOX_BACKENDS, Sandbox, SandboxError, SandboxSpec, make_sandbox
 
@@ -50,33 +51,6 @@ def make(backend: str, request: pytest.FixtureRequest) -> Iterator[MakeSandbox]:
 def sandbox(make: MakeSandbox) -> Sandbox:
     """One started sandbox."""
     return make()
-
-
-def sleep_marker() -> tuple[str, bytes]:
-    """A ``sleep`` command with a unique duration, and how its command line reads in /proc."""
-    seconds = str(random.randrange(10_000_000, 99_999_999))
-    return f"sleep {seconds}", b"sleep\0" + seconds.encode() + b"\0"
-
-
-def host_pids_with(cmdline: bytes) -> list[int]:
-    """Host processes whose command line is exactly ``cmdline`` (zombies have an empty one)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if (entry / "cmdline").read_bytes() == cmdline:
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
-def wait_until_gone(cmdline: bytes, within: float = 5.0) -> list[int]:
-    """Poll until no host process has ``cmdline``; return the survivors at the end of ``within``."""
-    deadline = time.monotonic() + within
-    while (alive := host_pids_with(cmdline)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return alive
 
 
 def count_inside(sandbox: Sandbox, command: str) -> int:

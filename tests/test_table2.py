@@ -26,13 +26,6 @@ TINY = (
 )
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    """Nothing may be downloaded."""
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-
-
 def _config(root: Path, *overrides: str) -> DictConfig:
     register_configs()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
