@@ -178,3 +178,18 @@ def test_figures_are_written_as_png_and_pdf(runs):
     for name in names:
         for suffix in ("png", "pdf"):
             assert (root / "runs" / "figures" / "figures" / f"{name}.{suffix}").stat().st_size > 0
+
+
+def test_res_depth_reports_every_depth_and_both_ablations(tmp_path):
+    table = run_pipeline(_config(tmp_path, "res_depth", "benchmark=terminal_bundled", "benchmark.limit=2"))
+    conditions = _column(table, "condition")
+    assert conditions[:3] == ["depth 0", "depth 1", "depth 2"]
+    assert {"w/o dependencies", "w/o inheritance"} <= set(conditions)
+    # the expert tier passes every original task; removing dependencies never makes the last node harder
+    [original] = _rows(table, "condition", "depth 0")
+    assert original["explorer-expert pass (%)"] == "100.0"
+    [last] = _rows(table, "condition", "depth 2")
+    [without] = _rows(table, "condition", "w/o dependencies")
+    for tier in ("explorer-basic", "explorer-standard", "explorer-expert"):
+        assert float(without[f"{tier} pass (%)"]) >= float(last[f"{tier} pass (%)"])
+    assert list((tmp_path / "runs" / "res_depth" / "figures").glob("*.png"))
