@@ -4,27 +4,44 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+# The temporary file: created only if absent, private to the owner (as tempfile.mkstemp makes it).
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+_CREATE_MODE = 0o600
 
-def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
-    """Write ``data`` as JSON to ``path`` through a temporary file and a rename.
+
+def write_json_atomic(path: Path | str, data: Any, *, durable: bool = True) -> None:
+    """Write ``data`` as JSON to ``path`` through a temporary file beside it and a rename; the folder is
+    created when missing.
 
     ``durable`` also fsyncs before the rename, so the write survives a power loss; caches whose entries
-    can be recomputed skip it.
+    can be recomputed skip it. Plain ``os`` calls keep this cheap enough for one cache entry per turn.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # one compact dumps: the C encoder (indenting falls back to the pure-Python one)
+    payload = json.dumps(data, default=str).encode()
+    target = os.fspath(path)
+    folder, name = os.path.split(target)
+    temp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            # one compact dumps: the C encoder (indenting falls back to the pure-Python one)
-            handle.write(json.dumps(data, default=str))
+        fd = os.open(temp, _CREATE_FLAGS, _CREATE_MODE)
+    except FileNotFoundError:
+        os.makedirs(folder, exist_ok=True)
+        fd = os.open(temp, _CREATE_FLAGS, _CREATE_MODE)
+    try:
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view) :]
             if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-        os.replace(tmp, path)
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, target)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        with suppress(FileNotFoundError):
+            os.unlink(temp)
         raise

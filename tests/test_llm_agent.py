@@ -6,6 +6,7 @@ checks the outcome, the accounting, the conversation the server received, and th
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,7 +33,8 @@ from task_factory import make_task
 from tool_factory import make_tool_task
 
 from res_repro.agents import LLMAgent, build_agents, make_llm_agent
-from res_repro.agents.llm_agent import SYSTEM_PROMPT
+from res_repro.agents.llm_agent import SUBMIT, SYSTEM_PROMPT
+from res_repro.agents.providers.base import ConversationKeys, ModelRequest
 from res_repro.env.harbor import load_task
 from res_repro.env.task import Task
 from res_repro.env.tool_task import load_tool_task
@@ -382,6 +384,45 @@ def test_the_turn_limit_stops_after_exactly_max_turns_calls(
     assert (record.turns, record.tool_calls) == (3, 3)
     assert len(server.requests) == 3
     assert record.grade is not None and record.grade.score < 1.0
+
+
+def _legacy_key(request: ModelRequest, provider: str, base_url: str | None) -> str:
+    """The cache key as first defined: entries stored under it must still be found."""
+    blob = {
+        "provider": provider,
+        "base_url": base_url,
+        "model": request.model,
+        "messages": request.messages,
+        "tools": [tool.to_dict() for tool in request.tools],
+        "temperature": request.temperature,
+        "max_output_tokens": request.max_output_tokens,
+    }
+    return hashlib.sha256(json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def test_conversation_keys_equal_the_full_request_hash() -> None:
+    endpoint = ("openai", "http://127.0.0.1:1/v1")
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": 'Find "Acme" — then email them'},
+    ]
+    keys = ConversationKeys(*endpoint)
+    for turn in range(3):
+        request = ModelRequest("m", tuple(messages), (SUBMIT,), 0.0, None)
+        assert keys.key(request) == request.key(*endpoint) == _legacy_key(request, *endpoint)
+        call = {"id": f"c{turn}", "type": "function", "function": {"name": "crm_get", "arguments": "{}"}}
+        messages += [
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"c{turn}", "content": "[]"},
+        ]
+    # other settings, or a conversation that does not extend the hashed one, start the chain again
+    for request in (
+        ModelRequest("m", tuple(messages), (SUBMIT,), 0.7, 256),
+        ModelRequest("m", tuple(messages), (), 0.7, 256),
+        ModelRequest("m", ({**messages[0], "content": "other"}, *messages[1:]), (), 0.7, 256),
+        ModelRequest("m", tuple(messages[:2]), (), 0.7, 256),
+    ):
+        assert keys.key(request) == _legacy_key(request, *endpoint)
 
 
 def test_a_cached_replay_makes_no_requests_and_is_identical(

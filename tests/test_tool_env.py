@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from tool_factory import make_tool_task
 
@@ -67,6 +69,28 @@ def test_each_environment_starts_from_the_fixtures(tmp_path):
     first.run_reference()
     assert len(first.state()["mail"]["outbox"]) == 1
     assert ToolEnvironment(load_tool_task(path)).state()["mail"]["outbox"] == []
+
+
+def test_environments_of_one_task_share_no_state_but_share_tool_specs(tmp_path):
+    task = load_tool_task(make_tool_task(tmp_path))
+    first = ToolEnvironment(task)
+    first.run_reference()
+    first.call(ToolCall("crm_get", {"id": "C1"})).body["name"] = "changed in place"
+    second = ToolEnvironment(task)
+    assert second.state()["mail"]["outbox"] == []
+    assert second.call(ToolCall("crm_get", {"id": "C1"})).body["name"] == "Acme Corp"
+    assert all(a is b for a, b in zip(first.tools, second.tools, strict=True))  # validators built once
+
+
+def test_rewritten_fixtures_are_read_again(tmp_path):
+    path = make_tool_task(tmp_path)
+    task = load_tool_task(path)
+    assert ToolEnvironment(task).call(ToolCall("crm_get", {"id": "C1"})).status == 200
+    customers = [{"id": "C7", "name": "Initech", "email": "bill@initech.test", "tier": "bronze"}]
+    (path / "fixtures" / "crm.json").write_text(json.dumps({"customers": customers}))
+    env = ToolEnvironment(task)
+    assert env.call(ToolCall("crm_get", {"id": "C1"})).status == 404
+    assert env.call(ToolCall("crm_get", {"id": "C7"})).body["name"] == "Initech"
 
 
 def test_transient_failures_are_seeded_and_bounded(tmp_path):

@@ -25,6 +25,7 @@ from res_repro.agents.providers import (
     ProviderError,
     Usage,
 )
+from res_repro.agents.providers.base import ConversationKeys
 from res_repro.agents.response_cache import ResponseCache
 from res_repro.agents.retry import RetryPolicy, call_with_retries
 from res_repro.env.task import Task
@@ -118,8 +119,10 @@ class LLMAgent(Agent):
             "max_tool_output_chars": self.max_tool_output_chars,
         }
 
-    def _respond(self, request: ModelRequest, state: LoopState, rng: random.Random) -> ModelResponse:
-        key = request.key(self.provider.name, self.provider.base_url) if self.cache else ""
+    def _respond(
+        self, request: ModelRequest, keys: ConversationKeys, state: LoopState, rng: random.Random
+    ) -> ModelResponse:
+        key = keys.key(request) if self.cache else ""
         cached = self.cache.get(key) if self.cache else None
         if cached is not None:
             state.cache_hits += 1
@@ -198,6 +201,7 @@ class LLMAgent(Agent):
             ]
         )
         rng = random.Random(f"{self.seed}-{task.task_id}")
+        keys = ConversationKeys(self.provider.name, self.provider.base_url)
         deadline = time.monotonic() + self.time_limit_s
         while state.turns < self.max_turns:
             if time.monotonic() >= deadline:
@@ -206,7 +210,7 @@ class LLMAgent(Agent):
                 self.model, tuple(state.messages), tools, self.temperature, self.max_output_tokens
             )
             try:
-                response = self._respond(request, state, rng)
+                response = self._respond(request, keys, state, rng)
             except ContextLengthError as exc:
                 return self._outcome(StopReason.CONTEXT_LENGTH, state, None, str(exc))
             except ProviderError as exc:

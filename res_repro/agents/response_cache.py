@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from res_repro.agents.providers.base import ModelResponse
@@ -14,16 +15,19 @@ class ResponseCache:
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
+        self._root = os.fspath(self.root)
 
-    def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
+    def _path(self, key: str) -> str:
+        return os.path.join(self._root, key[:2], f"{key}.json")
 
     def get(self, key: str) -> ModelResponse | None:
         """The stored response for ``key``, or None."""
-        path = self._path(key)
-        if not path.is_file():
+        try:
+            with open(self._path(key), "rb") as handle:
+                data = handle.read()
+        except FileNotFoundError:
             return None
-        return ModelResponse.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        return ModelResponse.from_dict(json.loads(data))
 
     def put(self, key: str, response: ModelResponse) -> None:
         """Store a response atomically (without fsync: a lost entry is just paid for again)."""

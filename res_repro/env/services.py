@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import copy
 import itertools
+import pickle
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from res_repro.env.tools import ToolCall, ToolResponse, error, ok
@@ -26,19 +28,37 @@ class ServiceError(SandboxError):
     """
 
 
+@dataclass(frozen=True)
+class FrozenFixtures:
+    """A service's fixtures held as one pickle: each environment's private copy is then a single C-level
+    :func:`pickle.loads` instead of a Python deep copy, and one parse can serve every environment."""
+
+    data: bytes
+
+    @classmethod
+    def of(cls, fixtures: Mapping[str, list[Record]]) -> FrozenFixtures:
+        """Freeze the collections as they are now (later changes to ``fixtures`` do not show)."""
+        return cls(pickle.dumps(dict(fixtures), protocol=pickle.HIGHEST_PROTOCOL))
+
+    def thaw(self) -> Collections:
+        """A fresh, private copy of the collections."""
+        collections: Collections = pickle.loads(self.data)
+        return collections
+
+
 class FixtureService:
     """One service's state: collections of records, restored from the fixtures on :meth:`reset`."""
 
-    def __init__(self, name: str, fixtures: Mapping[str, list[Record]]) -> None:
+    def __init__(self, name: str, fixtures: Mapping[str, list[Record]] | FrozenFixtures) -> None:
         self.name = name
-        self._fixtures = copy.deepcopy(dict(fixtures))
+        self._fixtures = fixtures if isinstance(fixtures, FrozenFixtures) else FrozenFixtures.of(fixtures)
         self.collections: Collections = {}
         self._ids = itertools.count(1)
         self.reset()
 
     def reset(self) -> None:
         """Restore every collection to its fixture contents."""
-        self.collections = copy.deepcopy(self._fixtures)
+        self.collections = self._fixtures.thaw()
         self._ids = itertools.count(1)
 
     def collection(self, name: str) -> list[Record]:

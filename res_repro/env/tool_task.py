@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -22,13 +23,13 @@ from types import CodeType, ModuleType
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from res_repro.agents.outcome import AgentOutcome, StopReason
 from res_repro.env.errors import TaskFormatError
 from res_repro.env.grade import Grade
 from res_repro.env.middleware import make_middleware
-from res_repro.env.services import OPERATIONS, FixtureService
+from res_repro.env.services import OPERATIONS, FixtureService, FrozenFixtures
 from res_repro.env.task import Task
 from res_repro.env.tools import AuditEntry, Dispatcher, ToolCall, ToolResponse, ToolSpec
 from res_repro.yamlio import dump_yaml, load_yaml
@@ -90,6 +91,7 @@ class ToolTaskConfig(BaseModel):
     tools: list[ToolDef]
     middleware: list[MiddlewareDef] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    _specs: list[ToolSpec] | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _tools_use_declared_services(self) -> ToolTaskConfig:
@@ -100,6 +102,14 @@ class ToolTaskConfig(BaseModel):
                 )
         return self
 
+    def tool_specs(self) -> list[ToolSpec]:
+        """The agent-facing specs of :attr:`tools`, built on first use and then shared by every environment
+        of the task, so each tool's argument validator is compiled once. A loaded task's config is not
+        edited afterwards (RES drafts edit a config of their own and the task is loaded again)."""
+        if self._specs is None:
+            self._specs = [tool.spec() for tool in self.tools]
+        return self._specs
+
 
 def pydantic_error(path: Path, exc: ValidationError) -> TaskFormatError:
     """Pydantic's first complaint about a task file as one line naming the file and the field."""
@@ -108,13 +118,33 @@ def pydantic_error(path: Path, exc: ValidationError) -> TaskFormatError:
     return TaskFormatError(path, field, f"{first['msg']} (got {first.get('input')!r})")
 
 
+MISSING_FIXTURES = "missing; every declared service needs its fixtures"
+
+
 def _read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise TaskFormatError(path, None, "missing; every declared service needs its fixtures") from None
+        raise TaskFormatError(path, None, MISSING_FIXTURES) from None
     except json.JSONDecodeError as exc:
         raise TaskFormatError(path, None, f"not valid JSON: {exc}") from None
+
+
+@functools.lru_cache(maxsize=1024)
+def _frozen_fixtures(path: str, inode: int, size: int, mtime_ns: int) -> FrozenFixtures:
+    """The fixtures file at ``path`` parsed and frozen; the other arguments only key the cache."""
+    return FrozenFixtures.of(_read_json(Path(path)))
+
+
+def load_fixtures(task_dir: Path, service: str) -> FrozenFixtures:
+    """A service's fixtures, parsed once per process and version of the file (its inode, size and
+    modification time key the cache, so a rewritten file is read again)."""
+    path = os.path.join(task_dir, FIXTURES_DIR, f"{service}.json")
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise TaskFormatError(Path(path), None, MISSING_FIXTURES) from None
+    return _frozen_fixtures(path, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def is_tool_task_dir(path: Path) -> bool:
@@ -285,12 +315,11 @@ class ToolEnvironment:
         config: ToolTaskConfig = task.config
         self.task = task
         self.services = {
-            name: FixtureService(name, _read_json(task.path / FIXTURES_DIR / f"{name}.json"))
-            for name in config.services
+            name: FixtureService(name, load_fixtures(task.path, name)) for name in config.services
         }
         routes = {tool.name: self._route(tool) for tool in config.tools}
         layers = [make_middleware(layer.name, layer.params, seed) for layer in config.middleware]
-        self.dispatcher = Dispatcher([tool.spec() for tool in config.tools], routes, layers)
+        self.dispatcher = Dispatcher(config.tool_specs(), routes, layers)
 
     def _route(self, tool: ToolDef) -> Callable[[ToolCall], ToolResponse]:
         service, operation = self.services[tool.service], OPERATIONS[tool.operation]

@@ -18,6 +18,7 @@ command is killed once it has written more than the kill limit.
 from __future__ import annotations
 
 import atexit
+import ctypes
 import functools
 import os
 import secrets
@@ -80,6 +81,7 @@ CONTROL_DIR = "/.res"  # read-only in the sandbox: the persistent shell's comman
 JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"'
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
+_MNT_DETACH = 2  # umount2(2) flag: detach now, free once no longer busy
 
 _LIVE: set[LocalSandbox] = set()  # open sandboxes, closed at exit if the caller did not
 
@@ -150,23 +152,33 @@ def _checked_bwrap() -> str:
     return bwrap
 
 
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    """The C library (already loaded into the interpreter), for mount(2) and umount2(2), which the
+    standard library lacks."""
+    libc = ctypes.CDLL(None)
+    text = ctypes.c_char_p
+    libc.mount.argtypes = [text, text, text, ctypes.c_ulong, text]
+    libc.umount2.argtypes = [text, ctypes.c_int]
+    return libc
+
+
 def mount_workspace(folder: Path, size_mb: int) -> bool:
     """Put a tmpfs of ``size_mb`` on ``folder`` (root only); return whether it is mounted.
 
+    Calls mount(2) directly rather than spawning ``mount``, which costs a few milliseconds per sandbox.
     Without the privilege to mount, the folder stays on the host's disk and False is returned.
     """
     if os.geteuid() != 0:
         return False
-    argv = [host_tool("mount", "mount"), "-t", "tmpfs", "-o", f"size={size_mb}m,mode=0755"]
-    done = subprocess.run([*argv, "res-sandbox", str(folder)], capture_output=True, env=BASE_ENV, check=False)
-    return done.returncode == 0
+    options = f"size={size_mb}m,mode=0755".encode()
+    return _libc().mount(b"res-sandbox", os.fsencode(folder), b"tmpfs", 0, options) == 0
 
 
 def unmount_workspace(folder: Path) -> None:
-    """Detach the workspace tmpfs from ``folder`` (its contents are freed with it)."""
-    subprocess.run(
-        [host_tool("umount", "mount"), "--lazy", str(folder)], capture_output=True, env=BASE_ENV, check=False
-    )
+    """Detach the workspace tmpfs from ``folder`` lazily, as ``umount --lazy`` does (its contents are
+    freed with it)."""
+    _libc().umount2(os.fsencode(folder), _MNT_DETACH)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

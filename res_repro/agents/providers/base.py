@@ -9,7 +9,8 @@ from __future__ import annotations
 import abc
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from res_repro.env.tools import ToolSpec
@@ -71,8 +72,14 @@ class ModelResponse:
     finish_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable dict (for the response cache)."""
-        return asdict(self)
+        """A JSON-serialisable dict (for the response cache); :func:`dataclasses.asdict` would deep-copy
+        every field on the way."""
+        return {
+            "text": self.text,
+            "tool_calls": [dict(vars(call)) for call in self.tool_calls],
+            "usage": dict(vars(self.usage)),
+            "finish_reason": self.finish_reason,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelResponse:
@@ -106,17 +113,77 @@ class ModelRequest:
     max_output_tokens: int | None = None
 
     def key(self, provider: str, base_url: str | None) -> str:
-        """A SHA-256 over the provider, endpoint and the full request."""
+        """A SHA-256 over the provider, endpoint and the full request: of
+        ``json.dumps(blob, sort_keys=True, default=str)`` where ``blob`` holds every field of the request
+        (see :meth:`_frame`). :class:`ConversationKeys` computes the same keys for a growing conversation."""
+        head, tail = self._frame(provider, base_url)
+        items = ", ".join(_message_json(message) for message in self.messages)
+        return hashlib.sha256(f"{head}{items}{tail}".encode()).hexdigest()
+
+    def _frame(self, provider: str, base_url: str | None) -> tuple[str, str]:
+        """The hashed JSON text before and after the items of its ``messages`` list."""
         blob = {
             "provider": provider,
             "base_url": base_url,
             "model": self.model,
-            "messages": self.messages,
+            "messages": [],
             "tools": [tool.to_dict() for tool in self.tools],
             "temperature": self.temperature,
             "max_output_tokens": self.max_output_tokens,
         }
-        return hashlib.sha256(json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
+        text = json.dumps(blob, sort_keys=True, default=str)
+        # Only the base URL and the token limit sort before "messages", and a string's quotes are escaped,
+        # so the first match is the key itself.
+        split = text.index(_MESSAGES_OPEN) + len(_MESSAGES_OPEN)
+        return text[:split], text[split:]
+
+
+_MESSAGES_OPEN = '"messages": ['
+
+
+def _message_json(message: dict[str, Any]) -> str:
+    """One message as it appears in the hashed JSON text of a request."""
+    return json.dumps(message, sort_keys=True, default=str)
+
+
+class ConversationKeys:
+    """:meth:`ModelRequest.key` for the successive requests of one conversation, hashing each message
+    once rather than the whole conversation on every turn.
+
+    It keeps a SHA-256 state over the request's text up to the last message hashed. A request that
+    keeps the same model, tools and settings and whose messages begin with the very message objects
+    already hashed only adds its new messages; any other request starts the chain again. Messages must
+    not be changed in place once sent (the agent loop only appends), since an unchanged object is not
+    hashed twice.
+    """
+
+    def __init__(self, provider: str, base_url: str | None) -> None:
+        self.provider = provider
+        self.base_url = base_url
+        self._settings: tuple[Any, ...] | None = None
+        self._tail = b""
+        self._hashed: list[dict[str, Any]] = []
+        self._digest = hashlib.sha256()
+
+    def key(self, request: ModelRequest) -> str:
+        """The key of ``request``, equal to ``request.key(provider, base_url)``."""
+        settings = (request.model, request.tools, request.temperature, request.max_output_tokens)
+        if settings != self._settings or not self._extends(request.messages):
+            head, tail = request._frame(self.provider, self.base_url)
+            self._settings, self._tail = settings, tail.encode()
+            self._hashed, self._digest = [], hashlib.sha256(head.encode())
+        for message in request.messages[len(self._hashed) :]:
+            separator = ", " if self._hashed else ""
+            self._digest.update(f"{separator}{_message_json(message)}".encode())
+            self._hashed.append(message)
+        digest = self._digest.copy()
+        digest.update(self._tail)
+        return digest.hexdigest()
+
+    def _extends(self, messages: Sequence[dict[str, Any]]) -> bool:
+        """Whether ``messages`` begins with exactly the message objects hashed so far."""
+        hashed = self._hashed
+        return len(messages) >= len(hashed) and all(a is b for a, b in zip(messages, hashed, strict=False))
 
 
 class Provider(abc.ABC):
