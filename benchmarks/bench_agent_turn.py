@@ -71,13 +71,15 @@ def measure(
     task: Task, server: FakeModelServer, episodes: int, turns: int, repeat: int, cache_root: Path | None
 ) -> dict[str, float]:
     """Medians over ``repeat`` rounds: ms per turn (baseline, loop, overhead, server) and the ratio."""
-    model = {"provider": OPENAI, "model": "fake-model", "api_key_env": None, "base_url": server.base_url}
     rows: dict[str, list[float]] = {"baseline": [], "loop": [], "overhead": [], "server": [], "ratio": []}
-    for round_index in range(repeat + 1):  # round 0 warms connections and imports up
+    for round_index in range(repeat + 1):  # round 0 warms connections, imports and the cache folder up
         loop_s = raw_s = server_s = 0.0
         for episode in range(episodes):
-            cache = cache_root / f"{round_index}-{episode}" if cache_root else None
-            agent = make_llm_agent("bench", model, LOOP, cache, seed=0)
+            # one cache for every episode, as in a run; a model name per episode keeps every request new,
+            # so each turn is a miss that stores its response
+            name = f"fake-model-{round_index}-{episode}"
+            model = {"provider": OPENAI, "model": name, "api_key_env": None, "base_url": server.base_url}
+            agent = make_llm_agent("bench", model, LOOP, cache_root, seed=0)
             elapsed, bodies = run_agent(agent, task, server, turns)
             loop_s += elapsed
             server_s += server.handling_seconds
