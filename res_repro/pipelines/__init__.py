@@ -1,46 +1,45 @@
-"""Pipelines: what ``res-repro task_name=...`` runs, looked up by name."""
+"""Pipelines: what ``res-repro task_name=...`` runs, looked up by name.
+
+Each entry names its module and function; only the pipeline a run asks for is imported, so a table that
+draws no figure never loads matplotlib and only Table 2 loads torch.
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from omegaconf import DictConfig
 
 from res_repro.errors import UserInputError
-from res_repro.pipelines.depth import run_res_depth
-from res_repro.pipelines.paper_figures import run_figures
-from res_repro.pipelines.table1 import run_table1
-from res_repro.pipelines.table2 import run_table2
-from res_repro.pipelines.table3 import run_table3a, run_table3b
-from res_repro.pipelines.table3c import run_table3c
-from res_repro.pipelines.table_a2 import run_table_a2
-from res_repro.pipelines.table_a4 import run_table_a4
-from res_repro.pipelines.table_a5 import run_table_a5
-from res_repro.pipelines.table_a6 import run_table_a6
-from res_repro.pipelines.table_a7 import run_table_a7
 
-PIPELINES: dict[str, Callable[[DictConfig], object]] = {
-    "table1": run_table1,
-    "table2": run_table2,
-    "res_depth": run_res_depth,
-    "table3a": run_table3a,
-    "table3b": run_table3b,
-    "table3c": run_table3c,
-    "table_a2": run_table_a2,
-    "table_a4": run_table_a4,
-    "table_a5": run_table_a5,
-    "table_a6": run_table_a6,
-    "table_a7": run_table_a7,
-    "figures": run_figures,
+PIPELINES: dict[str, str] = {
+    "table1": "res_repro.pipelines.table1:run_table1",
+    "table2": "res_repro.pipelines.table2:run_table2",
+    "res_depth": "res_repro.pipelines.depth:run_res_depth",
+    "table3a": "res_repro.pipelines.table3:run_table3a",
+    "table3b": "res_repro.pipelines.table3:run_table3b",
+    "table3c": "res_repro.pipelines.table3c:run_table3c",
+    "table_a2": "res_repro.pipelines.table_a2:run_table_a2",
+    "table_a4": "res_repro.pipelines.table_a4:run_table_a4",
+    "table_a5": "res_repro.pipelines.table_a5:run_table_a5",
+    "table_a6": "res_repro.pipelines.table_a6:run_table_a6",
+    "table_a7": "res_repro.pipelines.table_a7:run_table_a7",
+    "figures": "res_repro.pipelines.paper_figures:run_figures",
 }
+
+
+def pipeline_function(name: str) -> Callable[[DictConfig], object]:
+    """The function of the pipeline registered as ``name``."""
+    try:
+        module, _, function = PIPELINES[name].partition(":")
+    except KeyError:
+        raise UserInputError(
+            f"task_name: unknown pipeline {name!r}; expected one of {sorted(PIPELINES)}"
+        ) from None
+    return getattr(importlib.import_module(module), function)
 
 
 def run_pipeline(cfg: DictConfig) -> object:
     """Run the pipeline named by ``cfg.task_name``."""
-    try:
-        pipeline = PIPELINES[cfg.task_name]
-    except KeyError:
-        raise UserInputError(
-            f"task_name: unknown pipeline {cfg.task_name!r}; expected one of {sorted(PIPELINES)}"
-        ) from None
-    return pipeline(cfg)
+    return pipeline_function(cfg.task_name)(cfg)

@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from matplotlib.figure import Figure
 from omegaconf import DictConfig, OmegaConf
 
 from res_repro.evaluation.episode import EpisodeRecord
-from res_repro.reporting.figures import save as save_figure
 from res_repro.reporting.tables import Table
 from res_repro.tracking import config_hash, git_commit, tracked_run
+
+if TYPE_CHECKING:  # matplotlib loads only when a pipeline draws
+    from matplotlib.figure import Figure
 
 
 def write_episodes(records: Sequence[EpisodeRecord], path: Path) -> Path:
@@ -36,6 +38,8 @@ def publish(
     and record an MLflow run with all of them."""
     out = Path(cfg.paths.output_dir)
     figures = dict(figures or {})
+    if figures:  # a pipeline that drew figures has loaded matplotlib already
+        from res_repro.reporting.figures import save as save_figure
     artifacts = [*table.write(out, name), *extra]
     if cfg.save_results:
         results = Path(cfg.paths.results_dir)
