@@ -28,6 +28,7 @@ class PathsConfig:
 
     root_dir: str = MISSING
     cache_dir: str = MISSING  # content-addressed episode records, reused across runs
+    response_cache: str = MISSING  # model responses by request (a SQLite database: needs working locks)
     log_dir: str = MISSING  # Hydra run and multirun folders
     output_dir: str = MISSING  # this run's folder
     results_dir: str = MISSING  # committed tables and figures of the default run

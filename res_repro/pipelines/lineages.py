@@ -57,7 +57,7 @@ def configured_agents(
         list(names),
         models=plain(cfg.models),
         loop=loop,
-        cache_dir=cache_dir(cfg) / "responses",
+        cache_dir=Path(cfg.paths.response_cache),
         seed=cfg.seed,
     )
 
@@ -79,7 +79,7 @@ def run_requests(
         agents,
         models=models,
         loop=plain(cfg.agent_loop),
-        cache_dir=cache_dir(cfg) / "responses",
+        cache_dir=Path(cfg.paths.response_cache),
         seed=cfg.seed,
     )
     limits = ConcurrencyLimits.from_settings(
