@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
+import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +17,9 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 MAX_PARAM_CHARS = 6000  # MLflow's limit on a param value
+# config entries that hold secrets themselves (``api_key_env`` only names a variable, so it is kept)
+SECRET_NAME = re.compile(r"(^|[._-])(api[_-]?key|access[_-]?key|token|secret|password)$", re.IGNORECASE)
+REDACTED = "***"
 
 
 def flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -27,6 +32,17 @@ def flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
         else:
             flat[name] = value
     return flat
+
+
+def is_secret(dotted_key: str) -> bool:
+    """True for a flattened config key whose value is a secret: a name like ``*_token`` or ``api_key``,
+    or any environment variable handed to workers (``...env_vars.NAME``)."""
+    return ".env_vars." in f".{dotted_key}" or bool(SECRET_NAME.search(dotted_key.rsplit(".", 1)[-1]))
+
+
+def secret_values(flat: Mapping[str, Any]) -> set[str]:
+    """The values of the secret entries of a flattened config (to scrub from artifacts)."""
+    return {str(v) for k, v in flat.items() if is_secret(k) and v is not None and len(str(v)) >= 4}
 
 
 def config_hash(config: Mapping[str, Any]) -> str:
@@ -69,8 +85,9 @@ class Tracker:
 class MlflowTracker(Tracker):
     """Logs into the active MLflow run."""
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, secrets: set[str] | None = None) -> None:
         self.run_id = run_id
+        self.secrets = secrets or set()
 
     def log_metrics(self, metrics: Mapping[str, float]) -> None:
         """Record numeric results in the active run."""
@@ -79,11 +96,19 @@ class MlflowTracker(Tracker):
         mlflow.log_metrics(dict(metrics))
 
     def log_artifacts(self, paths: list[Path], folder: str | None = None) -> None:
-        """Attach each file to the active run under ``folder``."""
+        """Attach each file to the active run under ``folder``; a file holding a secret from the config
+        (the ``.hydra`` folder records every override) is attached as a copy with it replaced."""
         import mlflow
 
-        for path in paths:
-            mlflow.log_artifact(str(path), artifact_path=folder)
+        with tempfile.TemporaryDirectory() as scratch:
+            for path in paths:
+                data = path.read_bytes()
+                if any(secret.encode() in data for secret in self.secrets):
+                    for secret in self.secrets:
+                        data = data.replace(secret.encode(), REDACTED.encode())
+                    path = Path(scratch) / path.name
+                    path.write_bytes(data)
+                mlflow.log_artifact(str(path), artifact_path=folder)
 
     def log_figure(self, figure: Any, artifact_file: str) -> None:
         """Attach a matplotlib figure to the active run."""
@@ -170,9 +195,10 @@ def tracked_run(
     import mlflow
 
     _use_experiment(uri, experiment, artifact_root)
-    clipped = {key: str(value)[:MAX_PARAM_CHARS] for key, value in flatten(params).items()}
+    flat = flatten(params)
+    clipped = {k: REDACTED if is_secret(k) else str(v)[:MAX_PARAM_CHARS] for k, v in flat.items()}
     parent = parent_run_id()
     run_tags = {**tags, "mlflow.parentRunId": parent} if parent else dict(tags)
     with mlflow.start_run(run_name=run_name, tags=run_tags) as run:
         mlflow.log_params(clipped)
-        yield MlflowTracker(run.info.run_id)
+        yield MlflowTracker(run.info.run_id, secret_values(flat))

@@ -46,3 +46,24 @@ def test_no_output_of_a_run_with_keys_contains_the_key(tmp_path):
     leaks = [p for p in scanned if SECRET.encode() in p.read_bytes()]
     assert leaks == []
     assert SECRET not in result.stdout + result.stderr
+
+
+def test_a_secret_given_in_the_config_is_redacted_in_mlflow(tmp_path):
+    command = [
+        sys.executable,
+        "-m",
+        "res_repro",
+        "experiment=table1",
+        "benchmark.limit=1",
+        "scaling.depth_cap=1",
+        "scaling.target=null",
+        "agents=[oracle]",
+        f"+executor.runtime_env.env_vars.OPENAI_API_KEY={SECRET}",
+        f"paths.root_dir={tmp_path}",
+        "show_progress=false",
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    tracked = [tmp_path / "mlflow.db", *(p for p in (tmp_path / "mlartifacts").rglob("*") if p.is_file())]
+    assert any(p.name == "config.yaml" for p in tracked)  # the .hydra folder was logged, scrubbed
+    assert [p for p in tracked if SECRET.encode() in p.read_bytes()] == []

@@ -24,7 +24,9 @@ Collections = dict[str, list[Record]]
 class ServiceError(SandboxError):
     """A service behind a task's tools failed (did not start, died, could not reset): infrastructure.
 
-    An episode that meets one ends with stop reason ``service_error`` and is retried, never scored.
+    One found at grading (a service that died during the episode) ends the episode with stop reason
+    ``service_error``; one raised while the environment opens ends it with ``sandbox_error``. Both are
+    retried, never scored.
     """
 
 

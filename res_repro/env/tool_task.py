@@ -110,6 +110,12 @@ class ToolTaskConfig(BaseModel):
             self._specs = [tool.spec() for tool in self.tools]
         return self._specs
 
+    def __getstate__(self) -> dict[Any, Any]:
+        """Pickle without the built specs (their compiled validators do not pickle; a copy rebuilds them)."""
+        state = super().__getstate__()
+        private = {**(state.get("__pydantic_private__") or {}), "_specs": None}
+        return {**state, "__pydantic_private__": private}
+
 
 def pydantic_error(path: Path, exc: ValidationError) -> TaskFormatError:
     """Pydantic's first complaint about a task file as one line naming the file and the field."""

@@ -1,6 +1,7 @@
 """The Ray executor: each episode is a Ray task on an existing cluster, or on a local instance it starts.
 
-Jobs and scripted agents travel pickled (a few kB and under 100 bytes); model agents travel as
+Jobs and scripted agents travel pickled (a few kB and under 100 bytes; tasks leave their built tool
+specs behind); model agents travel as
 :class:`~res_repro.evaluation.jobs.AgentRecipe` and are built in the worker, which reads the API key from
 its own environment (export it before ``ray start`` on every node). Task folders, the response cache and
 the episode store's folder are read by path, so on a multi-node cluster they must be on a filesystem that
@@ -133,7 +134,9 @@ class RayExecutor(Executor):
         executor started it."""
         ray = _ray()
         for ref in self._in_flight:
-            ray.cancel(ref, force=True)  # kills the worker, and with it the episode's sandbox
+            # not force: the task gets KeyboardInterrupt, so its episode closes its sandbox (a container
+            # or a mount outlives a killed worker)
+            ray.cancel(ref, force=False)
         self._in_flight.clear()
         if self._owns_instance:
             ray.shutdown()

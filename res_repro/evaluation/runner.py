@@ -13,7 +13,7 @@ from res_repro.evaluation.executors import Executor, LocalExecutor
 from res_repro.evaluation.jobs import EpisodeJob, EpisodeRequest
 from res_repro.evaluation.scheduling import ConcurrencyLimits, stream
 from res_repro.evaluation.store import EpisodeStore, episode_key
-from res_repro.sandbox import Backend, backend_name
+from res_repro.sandbox import Backend, backend_key, backend_name
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +48,15 @@ def evaluate(
     Episodes run on ``executor`` (default: ``workers`` local threads) within ``limits`` (per model and per
     sandbox backend). Each finished record is written to the store on this process as soon as it comes
     back, so an interrupted run loses nothing and a rerun redoes nothing. ``backend`` is a backend name or
-    a :class:`~res_repro.sandbox.SandboxBackend` with its limits; ids and concurrency limits use its name.
+    a :class:`~res_repro.sandbox.SandboxBackend` with its limits; concurrency limits count by its name,
+    ids also carry non-default limits.
     """
     executor = executor or LocalExecutor(workers)
     limits = limits or ConcurrencyLimits()
     records: dict[int, EpisodeRecord] = {}
     jobs: list[EpisodeJob] = []
     for index, request in enumerate(requests):
-        episode_id = _episode_id(request, agents[request.agent], backend_name(backend), seed)
+        episode_id = _episode_id(request, agents[request.agent], backend_key(backend), seed)
         cached = store.get(episode_id)
         if cached is not None:
             records[index] = cached

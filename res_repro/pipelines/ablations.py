@@ -95,7 +95,11 @@ def without_dependencies_task(cfg: DictConfig, lineage: LineageResult) -> Task:
         staging = Path(tempfile.mkdtemp(dir=dest.parent))
         try:
             without_dependencies(lineage.nodes[0], last.manifest.history, staging / "env")
-            (staging / "env").rename(dest)
+            try:
+                (staging / "env").rename(dest)
+            except OSError:  # another process of a parallel run published the same environment first
+                if not dest.is_dir():
+                    raise
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return load_task_dir(dest, benchmark=last.task.benchmark)

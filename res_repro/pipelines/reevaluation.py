@@ -68,10 +68,6 @@ class DepthRecords:
         """Per seed, its historical mean of the measurement at ``budget``."""
         return historical_values(self.measured(agent, measure), budget)
 
-    def retained_records(self, agent: str, budget: int) -> list[EpisodeRecord]:
-        """Per seed, the episode at its retained state at ``budget``."""
-        return [chain[min(budget, len(chain) - 1)] for chain in self.chains[agent]]
-
 
 def depth_records(cfg: DictConfig) -> DepthRecords:
     """Scale the configured benchmark (cap ``scaling.depth_cap``) and evaluate every agent at every node."""
@@ -85,4 +81,15 @@ def depth_records(cfg: DictConfig) -> DepthRecords:
     ]
     flat = iter(run_requests(cfg, requests, agents))
     chains = {key: [[next(flat) for _ in lineage.nodes] for lineage in lineages] for key in agents}
-    return DepthRecords(lineages=lineages, agents=agents, chains=chains)
+    # a seed with an episode that failed for infrastructure reasons (after its retries) is left out for
+    # every agent: an ungraded episode says nothing about the agent and must not count as a failure
+    keep = [
+        i
+        for i in range(len(lineages))
+        if not any(record.infrastructure_failure for key in agents for record in chains[key][i])
+    ]
+    return DepthRecords(
+        lineages=[lineages[i] for i in keep],
+        agents=agents,
+        chains={key: [chains[key][i] for i in keep] for key in agents},
+    )

@@ -153,8 +153,14 @@ class LLMProposer(Proposer):
         self.max_invalid_replies = max_invalid_replies
 
     def fingerprint(self) -> dict[str, Any]:
-        """The model and the operator library it chooses from."""
-        return {"kind": "llm", "model": self.model, "operators": sorted(self.operators)}
+        """The model, where it is served, and the operator library it chooses from."""
+        return {
+            "kind": "llm",
+            "provider": type(self.provider).__name__,
+            "base_url": getattr(self.provider, "base_url", None),
+            "model": self.model,
+            "operators": sorted(self.operators),
+        }
 
     def _catalogue(self, kind: str) -> str:
         entries = [

@@ -34,8 +34,9 @@ class SandboxBackend:
     """A backend by name with the limits every sandbox it makes enforces.
 
     Pass it wherever a backend name is accepted (the runner, checks, episodes): it travels unchanged to
-    :func:`make_sandbox`. Episode ids and concurrency limits use its name only: limits bound resources,
-    they do not change what a finished episode means.
+    :func:`make_sandbox`. Concurrency limits count by its name; episode ids also carry limits that
+    differ from the defaults (see :func:`backend_key`), since an output cap or a workspace size can change
+    what an agent sees and achieves.
     """
 
     name: str
@@ -62,6 +63,15 @@ Backend = str | SandboxBackend
 def backend_name(backend: Backend) -> str:
     """The name of a backend given by name or as a :class:`SandboxBackend`."""
     return backend.name if isinstance(backend, SandboxBackend) else backend
+
+
+def backend_key(backend: Backend) -> str:
+    """The backend as part of an episode's id: its name, plus its limits when they are not the defaults
+    (so episodes cached under the default limits stay valid, and others never mix with them)."""
+    if not isinstance(backend, SandboxBackend) or backend.limits == SandboxLimits():
+        return backend_name(backend)
+    limits = ",".join(f"{k}={v}" for k, v in sorted(dataclasses.asdict(backend.limits).items()))
+    return f"{backend.name}[{limits}]"
 
 
 def make_sandbox(backend: str | SandboxBackend, spec: SandboxSpec) -> Sandbox:

@@ -305,11 +305,11 @@ class DockerSandbox(Sandbox):
         file_limit = self.spec.max_file_mb << 20
         try:
             image = self.image()
-            self._container = self.client.containers.run(
+            # create, then start: a container that fails to start is then ours to remove at close
+            self._container = self.client.containers.create(
                 image,
                 entrypoint=IDLE_COMMAND[:1],
                 command=IDLE_COMMAND[1:],
-                detach=True,
                 init=True,
                 network_mode=None if self.spec.allow_network else "none",
                 mem_limit=f"{self.spec.memory_mb}m",
@@ -324,6 +324,7 @@ class DockerSandbox(Sandbox):
                 environment={**BASE_ENV, **self.spec.env},
                 labels={"res-repro.sandbox": "1"},
             )
+            self._container.start()
         except docker.errors.DockerException as exc:
             self.close()
             raise SandboxError(f"cannot start a container: {exc}") from exc
