@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -83,8 +84,15 @@ def _validate(argv: list[str]) -> int:
 SUBCOMMANDS = {"check": _check, "validate": _validate, "export-sft": _export_sft}
 
 
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM (a scheduler's timeout, ``kill``) ends the run like Ctrl-C does: sandboxes, services and
+    mounts are closed on the way out instead of being left behind."""
+    sys.exit(128 + signum)
+
+
 def main() -> None:
     """Dispatch to a subcommand, or to the Hydra app for everything else; bad input ends with one line."""
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     if len(sys.argv) > 1 and sys.argv[1] in SUBCOMMANDS:
         try:
             sys.exit(SUBCOMMANDS[sys.argv[1]](sys.argv[2:]))

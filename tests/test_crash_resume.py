@@ -59,3 +59,39 @@ def test_kill_9_then_rerun_loses_and_redoes_nothing(tmp_path):
     after = {path: path.stat().st_mtime_ns for path in _stored(crashed)}
     assert all(after.get(path) == stamp for path, stamp in before.items())  # nothing lost, nothing redone
     assert _table(crashed) == _table(clean)
+
+
+def _sandbox_mounts() -> int:
+    """Workspace tmpfs mounts of local sandboxes on this host (each live sandbox has one, as root)."""
+    return Path("/proc/self/mounts").read_text().count("res-sandbox ")
+
+
+def test_sigterm_closes_every_sandbox_and_leaves_no_process(tmp_path):
+    mounts_before = _sandbox_mounts()
+    command = [
+        sys.executable,
+        "-m",
+        "res_repro",
+        "experiment=table1",
+        "benchmark=terminal_bundled",
+        "scaling.depth_cap=1",
+        "scaling.target=null",
+        "agents=[explorer-expert]",
+        "workers=2",
+        "show_progress=false",
+        "tracking=none",
+        f"paths.root_dir={tmp_path}",
+    ]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    episodes = tmp_path / ".cache" / "episodes"
+    while time.monotonic() < deadline and process.poll() is None:
+        if episodes.is_dir() and any(episodes.rglob("*.json")):
+            break
+        time.sleep(0.05)
+    assert process.poll() is None, "the run finished before it could be stopped; make it longer"
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=120) == 128 + signal.SIGTERM
+    leftover = subprocess.run(["pgrep", "-f", f"paths.root_dir={tmp_path}"], capture_output=True, text=True)
+    assert leftover.stdout.strip() == ""
+    assert _sandbox_mounts() == mounts_before
