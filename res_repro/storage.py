@@ -1,10 +1,12 @@
-"""Crash-safe file writes: readers see the whole new file or the old one, never a partial write."""
+"""File writes: crash-safe JSON documents (readers see the whole new file or the old one, never a partial
+write), and JSONL run artifacts."""
 
 from __future__ import annotations
 
 import json
 import os
 import secrets
+from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -45,3 +47,12 @@ def write_json_atomic(path: Path | str, data: Any, *, durable: bool = True) -> N
         with suppress(FileNotFoundError):
             os.unlink(temp)
         raise
+
+
+def write_jsonl(documents: Iterable[Any], path: Path) -> Path:
+    """Write one JSON document per line (run artifacts such as episode records and lineage manifests)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        for document in documents:
+            handle.write(json.dumps(document, default=str) + "\n")
+    return path

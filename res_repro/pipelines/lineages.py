@@ -7,7 +7,6 @@ smaller depth cap, a rerun after a crash) reuses the finished nodes.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +31,7 @@ from res_repro.res.operators import library
 from res_repro.res.proposer import LLMProposer, ProgrammaticProposer, Proposer
 from res_repro.res.scaling import LineageResult, Scaler, ScalingSettings
 from res_repro.sandbox import backend_from_config
+from res_repro.storage import write_jsonl
 
 log = logging.getLogger(__name__)
 
@@ -168,9 +168,4 @@ def build_lineages(
 
 def write_manifests(lineages: Sequence[LineageResult], path: Path) -> Path:
     """Every node manifest of the lineages a run used, one JSON document per line (an MLflow artifact)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as handle:
-        for lineage in lineages:
-            for node in lineage.nodes:
-                handle.write(json.dumps(node.manifest.to_dict(), default=str) + "\n")
-    return path
+    return write_jsonl((node.manifest.to_dict() for lineage in lineages for node in lineage.nodes), path)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,6 +10,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.reporting.tables import Table
+from res_repro.storage import write_jsonl
 from res_repro.tracking import config_hash, git_commit, tracked_run
 
 if TYPE_CHECKING:  # matplotlib loads only when a pipeline draws
@@ -19,11 +19,7 @@ if TYPE_CHECKING:  # matplotlib loads only when a pipeline draws
 
 def write_episodes(records: Sequence[EpisodeRecord], path: Path) -> Path:
     """All episode records of a run as JSONL (the trajectories)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(json.dumps(record.to_dict(), default=str) + "\n")
-    return path
+    return write_jsonl((record.to_dict() for record in records), path)
 
 
 def publish(
