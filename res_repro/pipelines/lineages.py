@@ -143,15 +143,26 @@ def make_scaler(cfg: DictConfig, **overrides: Any) -> Scaler:
     )
 
 
+def scaling_threads(cfg: DictConfig) -> int:
+    """How many seeds scale at once: ``workers``, within the concurrency caps of the sandbox backend and of
+    the models scaling calls (the target and an LLM proposer). Each scaling thread runs one episode or
+    model call at a time, so bounding the threads keeps every cap."""
+    caps = [cfg.workers, cfg.sandbox.get("max_concurrency")]
+    for key in (cfg.scaling.target, cfg.scaling.proposer.model):
+        if key in cfg.models:
+            caps.append(cfg.models[key].get("max_concurrency"))
+    return max(1, min(cap for cap in caps if cap is not None))
+
+
 def build_lineages(
     cfg: DictConfig, tasks: Sequence[Task], scaler: Scaler | None = None
 ) -> list[LineageResult]:
-    """Scale every seed task (in parallel, resumable), in task order."""
+    """Scale every seed task (in parallel within the caps, resumable), in task order."""
     scaler = scaler or make_scaler(cfg)
     columns = (TextColumn("[bold]scaling"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with (
         Progress(*columns, disable=not cfg.show_progress, transient=True) as progress,
-        ThreadPoolExecutor(max_workers=max(1, cfg.workers)) as pool,
+        ThreadPoolExecutor(max_workers=scaling_threads(cfg)) as pool,
     ):
         bar = progress.add_task("scaling", total=len(tasks))
 
