@@ -5,12 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
+from hydra_config import compose_config
 from interval_agent import IntervalAgent, max_overlap
-from omegaconf import DictConfig
 from tool_factory import make_tool_task
 
-from res_repro.config import register_configs
 from res_repro.env.tool_task import load_tool_task
 from res_repro.errors import UserInputError
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
@@ -67,17 +65,10 @@ def test_a_bad_limit_names_its_field(cap: object) -> None:
         ConcurrencyLimits.from_settings({}, {"local": cap})  # type: ignore[dict-item]
 
 
-def _scaling_config(*overrides: str) -> DictConfig:
-    register_configs()
-    conf = Path(__file__).resolve().parents[1] / "conf"
-    with initialize_config_dir(config_dir=str(conf), version_base="1.3"):
-        return compose(config_name="config", overrides=list(overrides))
-
-
 def test_scaling_threads_keep_the_sandbox_and_target_model_caps() -> None:
-    assert scaling_threads(_scaling_config("workers=8")) == 8
-    assert scaling_threads(_scaling_config("workers=8", "sandbox.max_concurrency=3")) == 3
+    assert scaling_threads(compose_config("workers=8")) == 8
+    assert scaling_threads(compose_config("workers=8", "sandbox.max_concurrency=3")) == 3
     target = ("models=api", "scaling.target=gpt_5_6_sol", "workers=8")
-    assert scaling_threads(_scaling_config(*target, "models.gpt_5_6_sol.max_concurrency=2")) == 2
+    assert scaling_threads(compose_config(*target, "models.gpt_5_6_sol.max_concurrency=2")) == 2
     # a cap on a model that scaling does not call leaves the threads alone
-    assert scaling_threads(_scaling_config(*target, "models.claude_opus_5.max_concurrency=1")) == 8
+    assert scaling_threads(compose_config(*target, "models.claude_opus_5.max_concurrency=1")) == 8

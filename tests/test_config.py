@@ -5,22 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
+from hydra_config import CONF_DIR, compose_config
 from omegaconf import OmegaConf
 from omegaconf.errors import ValidationError
 
-from res_repro.config import register_configs
 from res_repro.pipelines import PIPELINES
 
-CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 GROUPS = ["benchmark", "sandbox", "executor", "metrics", "tracking", "paths", "scaling", "sft", "agent_loop"]
 
 
 def _compose(overrides: list[str]):
-    register_configs()
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose(config_name="config", overrides=overrides, return_hydra_config=True)
+    return compose_config(*overrides, hydra=True)
 
 
 def _options(group: str) -> list[str]:

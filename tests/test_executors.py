@@ -16,14 +16,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import hydra_config
 import pytest
 from fake_providers import OPENAI, Call, FakeModelServer, Reply
-from hydra import compose, initialize_config_dir
 from interval_agent import IntervalAgent, RaisingAgent, max_overlap
 from tool_factory import make_tool_task
 
 from res_repro.agents import build_agents
-from res_repro.config import register_configs
 from res_repro.env.tool_task import load_tool_task
 from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord
@@ -43,7 +42,6 @@ except ImportError:
     pytest.skip("ray is not installed; pip install -e '.[ray]'", allow_module_level=True)
 
 TESTS = Path(__file__).resolve().parent
-CONF_DIR = TESTS.parent / "conf"
 AGENTS = ["oracle", "nop", "explorer-expert"]
 SUITES = ("terminal_bundled", "claw_bundled")
 
@@ -63,13 +61,7 @@ def ray_instance() -> Iterator[None]:
 
 def compose_config(root: Path, *overrides: str) -> Any:
     """The project config for a run under ``root``."""
-    register_configs()
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(
-            config_name="config",
-            overrides=[f"paths.root_dir={root}", "paths.output_dir=out", "show_progress=false", *overrides],
-        )
-    return cfg
+    return hydra_config.compose_config("show_progress=false", *overrides, root=root, output_dir=root / "out")
 
 
 def run_suites(root: Path, *overrides: str) -> list[EpisodeRecord]:

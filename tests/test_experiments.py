@@ -9,15 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
+from hydra_config import compose_config
 from omegaconf import DictConfig, OmegaConf
 
-from res_repro.config import register_configs
 from res_repro.pipelines import PIPELINES, run_pipeline
 from res_repro.pipelines.budgets import continuing, historical_mean, historical_values, reach
 from res_repro.reporting.tables import Table
 
-CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 EXPERIMENTS = ["table3a", "table3b", "table_a5", "table_a6", "table_a7", "table3c", "table_a2", "table_a4"]
 TINY = [
     "benchmark.limit=4",
@@ -43,14 +41,9 @@ def test_historical_mean_matches_the_papers_definition_by_hand():
 
 
 def _config(root: Path, experiment: str, *overrides: str) -> DictConfig:
-    register_configs()
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(
-            config_name="config",
-            overrides=[f"experiment={experiment}", f"paths.root_dir={root}", *TINY, *overrides],
-        )
-    cfg.paths.output_dir = str(root / "runs" / experiment)  # ${hydra:...} needs a running app
-    return cfg
+    return compose_config(
+        f"experiment={experiment}", *TINY, *overrides, root=root, output_dir=root / "runs" / experiment
+    )
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,9 @@ import math
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
+from hydra_config import compose_config
 from omegaconf import DictConfig, OmegaConf
 
-from res_repro.config import register_configs
 from res_repro.errors import UserInputError
 from res_repro.pipelines.lineages import build_lineages, configured_agents, configured_tasks, run_requests
 from res_repro.sft.collect import (
@@ -25,29 +24,22 @@ from res_repro.sft.collect import (
 from res_repro.sft.export import export_chat_jsonl
 from res_repro.sft.start import checked_start
 
-CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 TEACHER = "explorer-expert"
 FAST_TRAIN = ("sft.train.max_length=256", "sft.train.max_steps=6", "sft.train.learning_rate=3e-3")
 
 
 def _config(root: Path, *overrides: str) -> DictConfig:
-    register_configs()
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(
-            config_name="config",
-            overrides=[
-                "experiment=table2",
-                f"paths.root_dir={root}",
-                "benchmark.limit=2",
-                "scaling.depth_cap=2",
-                "scaling.target=null",
-                "tracking=none",
-                "show_progress=false",
-                *overrides,
-            ],
-        )
-    cfg.paths.output_dir = str(root / "run")  # ${hydra:...} needs a running app
-    return cfg
+    return compose_config(
+        "experiment=table2",
+        "benchmark.limit=2",
+        "scaling.depth_cap=2",
+        "scaling.target=null",
+        "tracking=none",
+        "show_progress=false",
+        *overrides,
+        root=root,
+        output_dir=root / "run",
+    )
 
 
 @pytest.fixture(scope="module")

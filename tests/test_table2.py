@@ -8,14 +8,13 @@ from pathlib import Path
 import mlflow
 import pytest
 from fake_providers import OPENAI, FakeModelServer, Reply
-from hydra import compose, initialize_config_dir
+from hydra_config import compose_config
 from omegaconf import DictConfig, open_dict
 
-from res_repro.config import ModelConfig, register_configs
+from res_repro.config import ModelConfig
 from res_repro.errors import UserInputError
 from res_repro.pipelines import run_pipeline
 
-CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 TINY = (
     "benchmark.limit=2",
     "scaling.depth_cap=2",
@@ -27,14 +26,7 @@ TINY = (
 
 
 def _config(root: Path, *overrides: str) -> DictConfig:
-    register_configs()
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(
-            config_name="config",
-            overrides=["experiment=table2", f"paths.root_dir={root}", *TINY, *overrides],
-        )
-    cfg.paths.output_dir = str(root / "run")  # ${hydra:...} needs a running app
-    return cfg
+    return compose_config("experiment=table2", *TINY, *overrides, root=root, output_dir=root / "run")
 
 
 def _rows(table) -> dict[tuple[str, str], dict[str, str]]:
