@@ -28,8 +28,8 @@ from tool_factory import make_tool_task
 
 from res_repro.agents import LLMAgent, make_llm_agent
 from res_repro.env.environment import open_environment
+from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.env.task import Task
-from res_repro.env.tool_task import load_tool_task
 
 TARGET_MS = 1.0
 LOOP = {"max_turns": 1000, "time_limit_s": 3600.0, "max_tool_output_chars": 8000}

@@ -28,7 +28,7 @@ from tool_factory import make_tool_task
 
 from res_repro.agents import build_agents, make_llm_agent
 from res_repro.benchmarks.registry import load_benchmark
-from res_repro.env.tool_task import load_tool_task
+from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.store import EpisodeStore
 

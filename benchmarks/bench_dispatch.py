@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from tool_factory import make_tool_task
 
+from res_repro.env.formats.tool_api import ToolEnvironment, load_tool_task
 from res_repro.env.services import OPERATIONS
-from res_repro.env.tool_task import ToolEnvironment, load_tool_task
 from res_repro.env.tools import ToolCall
 
 TARGET_US = 50.0

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.agents.base import Agent
-from res_repro.agents.outcome import AgentOutcome, StopReason
 from res_repro.env.environment import Environment
+from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolCall
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.agents.base import Agent
-from res_repro.agents.outcome import AgentOutcome, StopReason
+from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
 
 

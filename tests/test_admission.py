@@ -7,9 +7,9 @@ from itertools import count
 from tool_factory import make_tool_task
 
 from res_repro.agents.base import Agent
-from res_repro.agents.outcome import AgentOutcome
 from res_repro.agents.reference import NopAgent, OracleAgent
-from res_repro.env.tool_task import load_tool_task
+from res_repro.env.formats.tool_api import load_tool_task
+from res_repro.env.outcome import AgentOutcome
 from res_repro.res.admission import admit, overlaps
 
 

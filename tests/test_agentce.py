@@ -15,8 +15,8 @@ from res_repro.benchmarks.agentce import load_agentce
 from res_repro.benchmarks.agentce.generator import is_sound
 from res_repro.benchmarks.agentce.instance import draw_instance
 from res_repro.benchmarks.agentce.render import render
+from res_repro.env.formats.tool_api import ToolEnvironment
 from res_repro.env.task import Task
-from res_repro.env.tool_task import ToolEnvironment
 
 SWEEP = list(itertools.product((2, 4, 8), (0, 2, 4)))
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from res_repro.benchmarks.claw import load_claw_bundled
+from res_repro.env.formats.tool_api import ToolEnvironment
 from res_repro.env.task import Task
-from res_repro.env.tool_task import ToolEnvironment
 
 
 @pytest.fixture(scope="module")

@@ -23,17 +23,17 @@ import yaml
 from fault_helpers import port_is_free
 
 from res_repro.agents.reference import NopAgent, OracleAgent
-from res_repro.benchmarks.claw_eval_live import (
+from res_repro.benchmarks.claw_eval_live import load_claw_eval_live_benchmark
+from res_repro.env.errors import TaskFormatError
+from res_repro.env.formats.claw_eval_live import (
+    CLAW_EVAL_LIVE,
     KIND,
     ClawEvalLiveEnvironment,
     JudgeError,
     ServiceError,
     load_claw_eval_live,
-    load_claw_eval_live_benchmark,
     open_claw_eval_live,
 )
-from res_repro.env.environment import OPENERS
-from res_repro.env.errors import TaskFormatError
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolCall
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
@@ -49,12 +49,6 @@ pytestmark = pytest.mark.timeout(60)
 def checkout(tmp_path: Path) -> Path:
     """A fresh copy of the test checkout."""
     return Path(shutil.copytree(FIXTURE, tmp_path / "Claw-Eval-Live"))
-
-
-@pytest.fixture
-def opener(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Register the environment's opener for this test only."""
-    monkeypatch.setitem(OPENERS, KIND, open_claw_eval_live)
 
 
 def by_id(checkout: Path) -> dict[str, Task]:
@@ -113,7 +107,7 @@ def test_oracle_episodes_run_in_parallel_on_distinct_ports(
             both_up.wait()  # both tasks' services (each with a helpdesk declared on 9107) run at once
             yield env
 
-    monkeypatch.setitem(OPENERS, KIND, opener)
+    monkeypatch.setattr(CLAW_EVAL_LIVE, "open", opener)
     tasks = by_id(checkout)
     with ThreadPoolExecutor(max_workers=2) as pool:
         records = list(pool.map(lambda tid: episode(tasks[tid], OracleAgent()), [T01, T02]))
@@ -127,7 +121,6 @@ def test_oracle_episodes_run_in_parallel_on_distinct_ports(
     assert all(port_is_free(port) for port in ports)
 
 
-@pytest.mark.usefixtures("opener")
 def test_nop_episode_fails(checkout: Path) -> None:
     record = episode(by_id(checkout)[T01], NopAgent())
     assert record.grade is not None and record.score < 0.5 and not record.passed
@@ -212,7 +205,6 @@ class _StaleServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), Handler)
 
 
-@pytest.mark.usefixtures("opener")
 def test_a_server_left_on_the_declared_port_is_never_used(checkout: Path) -> None:
     stale = _StaleServer()
     threading.Thread(target=stale.serve_forever, daemon=True).start()
@@ -248,7 +240,6 @@ def test_malformed_task_yaml_names_the_field(checkout: Path, change: Any, field:
     assert f"field '{field}'" in str(caught.value)
 
 
-@pytest.mark.usefixtures("opener")
 def test_a_crashing_service_fails_clearly_and_leaves_nothing_running(checkout: Path) -> None:
     crash = {
         "name": "crash",

@@ -9,7 +9,7 @@ from hydra_config import compose_config
 from interval_agent import IntervalAgent, max_overlap
 from tool_factory import make_tool_task
 
-from res_repro.env.tool_task import load_tool_task
+from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.errors import UserInputError
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.scheduling import ConcurrencyLimits

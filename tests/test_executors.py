@@ -23,7 +23,7 @@ from interval_agent import IntervalAgent, RaisingAgent, max_overlap
 from tool_factory import make_tool_task
 
 from res_repro.agents import build_agents
-from res_repro.env.tool_task import load_tool_task
+from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.executors import EXECUTORS, LocalExecutor, make_executor

@@ -22,9 +22,10 @@ from res_repro.agents.explorer.decoding import decode_value
 from res_repro.agents.explorer.notes import ordered, repairs_of
 from res_repro.agents.explorer.policies import ExclusionRule, LatestRule, apply_rules, parse_rules
 from res_repro.agents.explorer.shell import split_steps
-from res_repro.agents.outcome import StopReason
-from res_repro.benchmarks.registry import load_benchmark, load_task_dir
+from res_repro.benchmarks.registry import load_benchmark
 from res_repro.env.environment import Environment
+from res_repro.env.formats import load_task_dir
+from res_repro.env.outcome import StopReason
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.res.lineage import LineageStore

@@ -17,26 +17,20 @@ import pytest
 from fault_helpers import ScriptedFaultAgent, Step, port_is_free, wait_for_no_descendants
 from task_factory import make_task
 
-from res_repro.benchmarks.claw_eval_live import KIND, load_claw_eval_live, open_claw_eval_live
-from res_repro.benchmarks.registry import load_task_dir
-from res_repro.env.environment import OPENERS, Environment
+from res_repro.env.environment import Environment
+from res_repro.env.formats import load_task_dir
+from res_repro.env.formats.claw_eval_live import load_claw_eval_live
 from res_repro.env.tools import ToolCall
 from res_repro.evaluation.episode import run_episode
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.store import EpisodeStore
 from res_repro.sandbox import SandboxBackend, SandboxLimits
 
-pytestmark = [pytest.mark.timeout(90), pytest.mark.usefixtures("opener")]
+pytestmark = pytest.mark.timeout(90)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "claw_eval_live" / "checkout"
 T01 = "CTB_T01_vpn_ticket_close"
 LIMITS = SandboxLimits(pids=64, workspace_mb=16, output_cap_bytes=64 << 10, output_kill_bytes=4 << 20)
-
-
-@pytest.fixture
-def opener(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Register the Claw-Eval-Live opener for this test only."""
-    monkeypatch.setitem(OPENERS, KIND, open_claw_eval_live)
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from task_factory import TASK_TOML, make_task
 
-from res_repro.benchmarks.registry import load_path
 from res_repro.env.errors import TaskFormatError
-from res_repro.env.harbor import load_task, save_task
+from res_repro.env.formats import load_path
+from res_repro.env.formats.harbor import load_task, save_task
 
 
 def test_load_task_reads_every_table(tmp_path):

@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from res_repro.benchmarks.registry import load_benchmark, load_task_dir
+from res_repro.benchmarks.registry import load_benchmark
+from res_repro.env.formats import load_task_dir
+from res_repro.env.formats.harbor import PRELUDE_DIR, HarborDraft
 from res_repro.env.task import Task, hash_tree
 from res_repro.res.checks import run_checks
-from res_repro.res.drafts import PRELUDE_DIR, HarborDraft
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import OPERATORS, Application, Family, library

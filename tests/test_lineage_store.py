@@ -6,7 +6,7 @@ import pytest
 from tool_factory import make_tool_task
 
 from res_repro.env.errors import TaskFormatError
-from res_repro.env.tool_task import load_tool_task
+from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import ProgrammaticProposer

@@ -36,9 +36,9 @@ from res_repro.agents import LLMAgent, build_agents, make_llm_agent
 from res_repro.agents.llm_agent import SUBMIT, SYSTEM_PROMPT
 from res_repro.agents.providers.base import ConversationKeys, ModelRequest
 from res_repro.agents.response_cache import ResponseCache
-from res_repro.env.harbor import load_task
+from res_repro.env.formats.harbor import load_task
+from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.env.task import Task
-from res_repro.env.tool_task import load_tool_task
 from res_repro.errors import MissingKeyError
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.evaluation.runner import EpisodeRequest, evaluate

@@ -9,7 +9,7 @@ from fake_providers import ANTHROPIC, OPENAI, FakeModelServer, Reply
 from tool_factory import make_tool_task
 
 from res_repro.agents import make_llm_agent
-from res_repro.env.tool_task import load_tool_task
+from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import LLMProposer

@@ -10,18 +10,17 @@ import pytest
 from task_factory import make_task
 from tool_factory import make_tool_task
 
-from res_repro.benchmarks.registry import load_task_dir
+from res_repro.env.formats import format_of, load_task_dir
 from res_repro.res.checks import check_feasibility, run_checks
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
 from res_repro.res.operators import OPERATORS, Application
-from res_repro.res.scaling import make_draft
 
 
 def _child(parent_dir: Path, dest: Path, operator: str, seed: int = 0):
     """Copy the parent and apply one operator; return (parent, child, applications, graph, draft)."""
     shutil.copytree(parent_dir, dest)
     parent = load_task_dir(parent_dir)
-    draft = make_draft(parent.kind, dest)
+    draft = format_of(parent).draft(dest)
     op = OPERATORS[operator]
     params = op.propose(draft, DependencyGraph(), random.Random(seed))
     assert params is not None

@@ -8,7 +8,7 @@ import pytest
 from tool_factory import make_tool_task
 
 from res_repro.env.errors import TaskFormatError
-from res_repro.env.tool_task import ToolEnvironment, load_tool_task
+from res_repro.env.formats.tool_api import ToolEnvironment, load_tool_task
 from res_repro.env.tools import ToolCall
 from res_repro.evaluation.check import check_tasks
 from res_repro.evaluation.store import EpisodeStore

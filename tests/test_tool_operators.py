@@ -17,15 +17,15 @@ from typing import Any
 import pytest
 
 from res_repro.benchmarks.registry import load_benchmark
+from res_repro.env.formats.tool_api import TOOL_API, ToolEnvironment, load_tool_task, run_reference_program
 from res_repro.env.task import Task
-from res_repro.env.tool_task import ToolEnvironment, load_tool_task, run_reference_program
 from res_repro.env.tools import ToolCall, ToolResponse
 from res_repro.res.graph import DependencyGraph, Edge
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import OPERATORS, Family, library
 from res_repro.res.operators.tool_operators import TOOL_OPERATORS
 from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler, ScalingSettings, make_draft
+from res_repro.res.scaling import Scaler, ScalingSettings
 
 # (operator, claw task, rng seed) where the operator applies and the parent's reference breaks.
 PINNED = [
@@ -60,7 +60,7 @@ def _child(
     """Copy the parent, let the operator propose (seeded) and apply; return (child, params, edges, draft)."""
     graph = graph or DependencyGraph()
     shutil.copytree(parent.path, dest)
-    draft = make_draft("tool", dest)
+    draft = TOOL_API.draft(dest)
     op = OPERATORS[operator]
     params = op.propose(draft, graph, random.Random(seed))
     assert params is not None, f"{operator} does not apply to {parent.task_id}"
@@ -166,7 +166,7 @@ def test_composed_changes_build_on_the_vault_record_of_a_token(claw, tmp_path, o
 @pytest.mark.parametrize("operator", [*COMPOSERS, "call_quota", "async_export"])
 def test_without_composition_only_original_artifacts_are_picked(claw, tmp_path, operator):
     guarded, _, _, _ = _child(claw["claw-finance-reconcile-00"], tmp_path / "guarded", "require_token", 0)
-    draft = make_draft("tool", guarded.path)
+    draft = TOOL_API.draft(guarded.path)
     for seed in range(12):
         params = OPERATORS[operator].propose(draft, DependencyGraph(), random.Random(seed))
         assert params is not None

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from task_factory import make_task
 
-from res_repro.env.harbor import load_task
-from res_repro.env.verifier import parse_rubric, run_verifier
+from res_repro.env.formats.harbor import load_task, parse_rubric, run_verifier
 from res_repro.sandbox import SandboxSpec, make_sandbox
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from res_repro.env.tool_task import MiddlewareDef, ToolDef, ToolTaskConfig, write_tool_task
+from res_repro.env.formats.tool_api import MiddlewareDef, ToolDef, ToolTaskConfig, write_tool_task
 
 SOLUTION = """\
 def solve(call):

@@ -9,11 +9,11 @@ from typing import Any
 from res_repro.agents.base import Agent
 from res_repro.agents.explorer import EXPLORERS
 from res_repro.agents.llm_agent import LLMAgent
-from res_repro.agents.outcome import AgentOutcome, StopReason
 from res_repro.agents.providers import make_provider
 from res_repro.agents.reference import NopAgent, OracleAgent
 from res_repro.agents.response_cache import ResponseCache
 from res_repro.agents.retry import RetryPolicy
+from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.errors import UserInputError
 
 SCRIPTED_AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (OracleAgent, NopAgent, *EXPLORERS)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import abc
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from res_repro.agents.outcome import AgentOutcome
+from res_repro.env.outcome import AgentOutcome
 from res_repro.env.task import Task
 
 if TYPE_CHECKING:

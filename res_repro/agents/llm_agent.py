@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from res_repro.agents.base import Agent
-from res_repro.agents.outcome import AgentOutcome, StopReason
 from res_repro.agents.providers import (
     ContextLengthError,
     ModelRequest,
@@ -28,6 +27,7 @@ from res_repro.agents.providers import (
 from res_repro.agents.providers.base import ConversationKeys
 from res_repro.agents.response_cache import ResponseCache
 from res_repro.agents.retry import RetryPolicy, call_with_retries
+from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolCall, ToolSpec
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from res_repro.agents.base import Agent
-from res_repro.agents.outcome import AgentOutcome, StopReason
+from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
 
 if TYPE_CHECKING:

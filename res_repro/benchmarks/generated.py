@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from res_repro.env.formats.tool_api import ToolTaskConfig, load_tool_task, write_tool_task
 from res_repro.env.task import Task
-from res_repro.env.tool_task import ToolTaskConfig, load_tool_task, write_tool_task
 
 COMPLETE_MARKER = ".complete"
 

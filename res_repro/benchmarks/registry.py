@@ -10,10 +10,8 @@ from typing import Any
 from res_repro.benchmarks.agentce import load_agentce
 from res_repro.benchmarks.claw import load_claw_bundled
 from res_repro.benchmarks.claw_eval_live import load_claw_eval_live_benchmark
-from res_repro.env.errors import TaskFormatError
-from res_repro.env.harbor import is_task_dir, load_task
+from res_repro.env.formats import load_path
 from res_repro.env.task import Task
-from res_repro.env.tool_task import is_tool_task_dir, load_tool_task
 from res_repro.errors import UserInputError
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
@@ -29,28 +27,6 @@ class BenchmarkSpec:
     name: str
     description: str
     loader: Loader
-
-
-def load_task_dir(path: Path, benchmark: str = "local") -> Task:
-    """Load one task directory of any supported format (Harbor or tool-API)."""
-    if is_tool_task_dir(path):
-        return load_tool_task(path, benchmark)
-    return load_task(path, benchmark)
-
-
-def load_path(path: Path | str, benchmark: str = "local") -> list[Task]:
-    """Load a task directory, or every task directory directly inside a folder, sorted by name."""
-    root = Path(path).resolve()
-    if is_task_dir(root) or is_tool_task_dir(root):
-        return [load_task_dir(root, benchmark)]
-    if not root.is_dir():
-        raise TaskFormatError(root, None, "not found; expected a task directory or a folder of them")
-    children = [c for c in sorted(root.iterdir()) if is_task_dir(c) or is_tool_task_dir(c)]
-    if not children:
-        raise TaskFormatError(
-            root, None, "holds no task directory (no */task.toml or */task.yaml with grader.py)"
-        )
-    return [load_task_dir(child, benchmark) for child in children]
 
 
 def _bundled(folder: str, name: str) -> Loader:

@@ -2,20 +2,19 @@
 
 Every environment offers tools and answers tool calls; it can also run the task's reference solution
 (for the oracle and for RES checks) and grade a finished attempt. :func:`open_environment` picks the
-implementation by the task's ``kind``.
+implementation through the task's format (:mod:`res_repro.env.formats`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from typing import Protocol
 
-from res_repro.agents.outcome import AgentOutcome
+from res_repro.env.formats import format_of
 from res_repro.env.grade import Grade
+from res_repro.env.outcome import AgentOutcome
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolCall, ToolResponse, ToolSpec
-from res_repro.errors import UserInputError
 from res_repro.sandbox import Backend
 
 
@@ -40,50 +39,6 @@ class Environment(Protocol):
         ...
 
 
-@contextmanager
-def _tool_environment(task: Task, backend: Backend, seed: int) -> Iterator[Environment]:
-    from res_repro.env.tool_task import ToolEnvironment
-
-    environment = ToolEnvironment(task, seed=seed)
-    try:
-        yield environment
-    finally:
-        environment.close()
-
-
-@contextmanager
-def _terminal_environment(task: Task, backend: Backend, seed: int) -> Iterator[Environment]:
-    from res_repro.env.terminal import TerminalEnvironment, sandbox_spec_for
-    from res_repro.sandbox import make_sandbox
-
-    with make_sandbox(backend, sandbox_spec_for(task)) as sandbox:
-        yield TerminalEnvironment(task, sandbox)
-
-
-Opener = Callable[[Task, str, int], AbstractContextManager[Environment]]
-
-
-def _claw_eval_live_environment(
-    task: Task, backend: Backend, seed: int
-) -> AbstractContextManager[Environment]:
-    from res_repro.benchmarks.claw_eval_live import open_claw_eval_live
-
-    return open_claw_eval_live(task, backend, seed)
-
-
-OPENERS: dict[str, Opener] = {
-    "harbor": _terminal_environment,
-    "tool": _tool_environment,
-    "claw_eval_live": _claw_eval_live_environment,
-}
-
-
 def open_environment(task: Task, *, backend: Backend, seed: int = 0) -> AbstractContextManager[Environment]:
-    """A fresh environment for ``task``; ``backend`` names the sandbox for tasks that need one."""
-    try:
-        opener = OPENERS[task.kind]
-    except KeyError:
-        raise UserInputError(
-            f"task {task.task_id}: unknown kind {task.kind!r}; expected one of {sorted(OPENERS)}"
-        ) from None
-    return opener(task, backend, seed)
+    """A fresh environment for ``task`` from its format (``backend``: the sandbox, where one is used)."""
+    return format_of(task).open(task, backend, seed)

@@ -24,7 +24,6 @@ from pathlib import Path
 from omegaconf import DictConfig, OmegaConf
 
 from res_repro.agents import Agent
-from res_repro.benchmarks.registry import load_task_dir
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.runner import EpisodeRequest
@@ -37,7 +36,7 @@ from res_repro.pipelines.lineages import (
     run_requests,
 )
 from res_repro.pipelines.reporting import write_episodes
-from res_repro.res.scaling import LineageResult, without_dependencies
+from res_repro.res.scaling import LineageResult, load_copy, without_dependencies
 
 LABELS = {
     "original": "Original",
@@ -102,7 +101,7 @@ def without_dependencies_task(cfg: DictConfig, lineage: LineageResult) -> Task:
                     raise
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-    return load_task_dir(dest, benchmark=last.task.benchmark)
+    return load_copy(last.task, dest)
 
 
 def rebuild_config(cfg: DictConfig, variant: str) -> DictConfig:

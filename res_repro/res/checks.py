@@ -11,7 +11,6 @@ A failed check carries its reason, which goes back to the proposer as feedback.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -20,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.agents.reference import NopAgent, OracleAgent
-from res_repro.env.task import Task, hash_tree
+from res_repro.env.formats import format_of, load_task_dir, task_objective
+from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.operators import OPERATORS, Application
@@ -40,19 +40,6 @@ class CheckResult:
         return asdict(self)
 
 
-def objective_fingerprint(task: Task) -> str:
-    """A hash of what RES must never change: the instruction and the grader."""
-    digest = hashlib.sha256(task.instruction.encode())
-    if task.kind == "harbor":
-        digest.update(hash_tree(task.tests_dir).encode())
-    else:
-        for name in ("grader.py", "grader_data.json"):
-            path = task.path / name
-            if path.is_file():
-                digest.update(name.encode() + path.read_bytes())
-    return digest.hexdigest()
-
-
 def _episode(task: Task, agent: OracleAgent | NopAgent, backend: Backend, seed: int) -> EpisodeRecord:
     return run_episode(
         task, agent, backend=backend, episode_id=f"check-{agent.name}", environment="candidate", seed=seed
@@ -67,10 +54,11 @@ def _verdict(record: EpisodeRecord) -> str:
 
 def _with_parent_reference(parent: Task, child: Task) -> Path:
     """A copy of the child environment carrying the parent's reference solution."""
+    reference = format_of(child).reference_dir
     folder = Path(tempfile.mkdtemp(prefix="res-cross-")) / "task"
     shutil.copytree(child.path, folder, symlinks=True)
-    shutil.rmtree(folder / "solution")
-    shutil.copytree(parent.path / "solution", folder / "solution", symlinks=True)
+    shutil.rmtree(folder / reference, ignore_errors=True)
+    shutil.copytree(parent.path / reference, folder / reference, symlinks=True)
     return folder
 
 
@@ -87,9 +75,7 @@ def check_applied(parent: Task, child: Task, applications: Sequence[Application]
 
 def check_validity(parent: Task, child: Task, *, backend: Backend, seed: int = 0) -> list[CheckResult]:
     """Check 2: objective untouched, reference passes, nop fails, the parent's reference fails."""
-    from res_repro.benchmarks.registry import load_task_dir
-
-    untouched = objective_fingerprint(parent) == objective_fingerprint(child)
+    untouched = task_objective(parent) == task_objective(child)
     results = [
         CheckResult(
             "objective_untouched", untouched, "" if untouched else "the instruction or grader changed"
@@ -105,7 +91,10 @@ def check_validity(parent: Task, child: Task, *, backend: Backend, seed: int = 0
     results.append(CheckResult("nop_fails", not nop.passed and not nop.infrastructure_failure, _verdict(nop)))
     cross_dir = _with_parent_reference(parent, child)
     try:
-        cross = _episode(load_task_dir(cross_dir, benchmark=child.benchmark), OracleAgent(), backend, seed)
+        cross_task = load_task_dir(
+            cross_dir, child.benchmark, kind=child.kind, context=format_of(child).context(child)
+        )
+        cross = _episode(cross_task, OracleAgent(), backend, seed)
     finally:
         shutil.rmtree(cross_dir.parent, ignore_errors=True)
     results.append(

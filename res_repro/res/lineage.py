@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.env.errors import TaskFormatError
+from res_repro.env.formats import load_task_dir
 from res_repro.env.task import Task, hash_tree
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.operators.base import Application
@@ -34,7 +35,7 @@ class Manifest:
 
     node_id: str
     seed_task_id: str
-    kind: str
+    kind: str  # the task format of env/
     parent_id: str | None
     depth: int
     applications: list[Application]  # this node's own change
@@ -44,6 +45,7 @@ class Manifest:
     checks: list[dict[str, Any]] = field(default_factory=list)
     proposer: dict[str, Any] = field(default_factory=dict)
     target: list[dict[str, Any]] = field(default_factory=list)
+    context: dict[str, Any] = field(default_factory=dict)  # what the format needs to load env/ (a checkout)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict."""
@@ -101,8 +103,6 @@ class LineageStore:
 
     def load(self, seed_task_id: str, nid: str) -> Node | None:
         """A finished node, its content verified; None when absent or unfinished."""
-        from res_repro.benchmarks.registry import load_task_dir
-
         path = self.node_path(seed_task_id, nid)
         manifest_path = path / MANIFEST
         if not manifest_path.is_file():
@@ -115,7 +115,10 @@ class LineageStore:
                 "content_hash",
                 f"does not match env/ ({actual[:12]}...): the node was edited by hand",
             )
-        return Node(path, manifest, load_task_dir(path / ENV_DIR, benchmark=f"res:{seed_task_id}"))
+        task = load_task_dir(
+            path / ENV_DIR, benchmark=f"res:{seed_task_id}", kind=manifest.kind, context=manifest.context
+        )
+        return Node(path, manifest, task)
 
     def save(self, env_dir: Path, manifest: Manifest) -> Node:
         """Publish a finished environment with its manifest by renaming its whole folder into place.

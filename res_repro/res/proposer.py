@@ -19,6 +19,7 @@ from typing import Any
 
 from res_repro.agents.providers import ModelRequest, Provider, ProviderError, Usage
 from res_repro.agents.retry import RetryPolicy, call_with_retries
+from res_repro.env.formats import Draft
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.operators import Operator
 
@@ -86,8 +87,7 @@ class ProgrammaticProposer(Proposer):
         """Pick ``per_child`` applicable operators at random (fresh ones first) and sample their params."""
         started = time.perf_counter()
         cost.executions += 1
-        kind = "tool" if hasattr(context.draft, "fixtures") else "harbor"
-        pool = [op for op in self.operators if op.kind == kind]
+        pool = [op for op in self.operators if op.kind == context.draft.kind]
         rng.shuffle(pool)
         pool.sort(key=lambda op: op.name in context.tried)  # untried first, order otherwise random
         steps: list[tuple[str, dict[str, Any]]] = []
@@ -108,19 +108,9 @@ CATALOGUE_HEADER = (
 )
 
 
-def summarise(draft: Any, graph: DependencyGraph) -> str:
+def summarise(draft: Draft, graph: DependencyGraph) -> str:
     """A compact description of an environment for the LLM proposer."""
-    if hasattr(draft, "fixtures"):
-        tools = [f"{t.name} ({t.operation} {t.service}/{t.collection})" for t in draft.config.tools]
-        collections = {f"{s}/{c}": len(r) for s, cs in draft.fixtures.items() for c, r in cs.items()}
-        layers = [layer.name for layer in draft.config.middleware]
-        body = {"kind": "tool", "tools": tools, "collections": collections, "middleware": layers}
-    else:
-        files = sorted(
-            p.relative_to(draft.workspace).as_posix() for p in draft.workspace.rglob("*") if p.is_file()
-        )
-        body = {"kind": "harbor", "workspace_files": files[:200]}
-    body["dependency_graph"] = graph.to_dict()
+    body = {"kind": draft.kind, **draft.describe(), "dependency_graph": graph.to_dict()}
     return json.dumps(body, indent=1)
 
 
@@ -193,9 +183,8 @@ class LLMProposer(Proposer):
 
     def propose(self, context: ProposalContext, rng: random.Random, cost: ProposerCost) -> Proposal | None:
         """Ask the model; schema violations go back to it, up to ``max_invalid_replies`` times."""
-        kind = "tool" if hasattr(context.draft, "fixtures") else "harbor"
         summary = summarise(context.draft, context.graph)
-        user = f"Environment:\n{summary}\n\nOperator catalogue:\n{self._catalogue(kind)}\n"
+        user = f"Environment:\n{summary}\n\nOperator catalogue:\n{self._catalogue(context.draft.kind)}\n"
         if context.feedback:
             user += "\nYour previous proposal failed these checks; revise it:\n- " + "\n- ".join(
                 context.feedback

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.agents.base import Agent
+from res_repro.env.formats import format_of, load_task_dir
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import run_episode
 from res_repro.res.checks import run_checks
-from res_repro.res.drafts import HarborDraft, ToolDraft
 from res_repro.res.graph import GOAL, DependencyGraph
 from res_repro.res.lineage import ENV_DIR, LineageStore, Manifest, Node, node_id
 from res_repro.res.operators import OPERATORS, Application
@@ -59,9 +59,16 @@ class LineageResult:
         return self.nodes[-1]
 
 
-def make_draft(task_kind: str, env_dir: Path) -> ToolDraft | HarborDraft:
-    """An editable view of a task directory of the given kind."""
-    return ToolDraft(env_dir) if task_kind == "tool" else HarborDraft(env_dir)
+def load_copy(task: Task, env_dir: Path, benchmark: str | None = None) -> Task:
+    """A copy of ``task``'s directory at ``env_dir`` (possibly changed), loaded with the same format."""
+    task_format = format_of(task)
+    return load_task_dir(
+        env_dir, benchmark or task.benchmark, kind=task_format.name, context=task_format.context(task)
+    )
+
+
+def _context(task: Task) -> dict[str, Any]:
+    return format_of(task).context(task)
 
 
 def root_node(task: Task, store: LineageStore) -> Node:
@@ -73,7 +80,9 @@ def root_node(task: Task, store: LineageStore) -> Node:
     work = store.workspace(task.task_id)
     try:
         shutil.copytree(task.path, work / ENV_DIR, symlinks=True)
-        manifest = Manifest(nid, task.task_id, task.kind, None, 0, [], [], DependencyGraph(), "")
+        manifest = Manifest(
+            nid, task.task_id, task.kind, None, 0, [], [], DependencyGraph(), "", context=_context(task)
+        )
         return store.save(work / ENV_DIR, manifest)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -127,8 +136,6 @@ class Scaler:
 
     def grow(self, base: Node, depth: int) -> Node | None:
         """One accepted child of ``base`` (revised up to the budget), or None when none passes the checks."""
-        from res_repro.benchmarks.registry import load_task_dir
-
         seed_id = base.manifest.seed_task_id
         key = self.growth_key(base, depth)
         known = self.store.recall_child(seed_id, key)
@@ -143,7 +150,7 @@ class Scaler:
             try:
                 env = work / ENV_DIR
                 shutil.copytree(base.env_dir, env, symlinks=True)
-                context.draft = make_draft(base.task.kind, env)
+                context.draft = format_of(base.task).draft(env)
                 proposal = self.proposer.propose(context, rng, cost)
                 if proposal is None:
                     log.info("%s depth %d: no operator applies", seed_id, depth)
@@ -161,7 +168,7 @@ class Scaler:
                     self.store.remember_child(seed_id, key, nid)
                     return existing
                 graph = base.manifest.graph.extend(e for a in applications for e in a.edges)
-                child_task = load_task_dir(env, benchmark=base.task.benchmark)
+                child_task = load_copy(base.task, env)
                 checks = run_checks(
                     base.task,
                     child_task,
@@ -185,6 +192,7 @@ class Scaler:
                         content_hash="",
                         checks=[c.to_dict() for c in checks],
                         proposer={**cost.to_dict(), "revisions": revision, "rationale": proposal.rationale},
+                        context=base.manifest.context,
                     )
                     child = self.store.save(env, manifest)
                     self.store.remember_child(seed_id, key, nid)
@@ -257,7 +265,7 @@ def adds_prerequisites(application: Application) -> bool:
 def without_dependencies(root: Node, history: Sequence[Application], dest: Path) -> Path:
     """Rebuild E0 plus only the changes that demand no prerequisite work (Table 3A's transform)."""
     shutil.copytree(root.env_dir, dest, symlinks=True)
-    draft = make_draft(root.task.kind, dest)
+    draft = format_of(root.task).draft(dest)
     graph = DependencyGraph()
     for application in history:
         if not adds_prerequisites(application):

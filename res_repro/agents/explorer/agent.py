@@ -16,19 +16,18 @@ from res_repro.agents.explorer.shell import ShellExplorer
 from res_repro.agents.explorer.tiers import BASIC, EXPERT, STANDARD, Skill, Tier
 from res_repro.agents.explorer.tool_client import AdaptiveClient
 from res_repro.agents.explorer.trace import BudgetExhausted, Trace
-from res_repro.agents.outcome import AgentOutcome, StopReason
+from res_repro.env.formats import format_of
+from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
+from res_repro.env.task_code import load_function
 
 if TYPE_CHECKING:
     from res_repro.env.environment import Environment
 
-TOOL_PLAN = "solution/solve.py"
-SHELL_PLANS = ("solution/base_solve.sh", "solution/solve.sh")  # the original one survives scaling first
-
 
 def plan_path(task: Task) -> Path | None:
     """The seed task's original reference plan, or None when the task ships none."""
-    names = SHELL_PLANS if task.kind == "harbor" else (TOOL_PLAN,)
+    names = format_of(task).original_plans
     return next((task.path / name for name in names if (task.path / name).is_file()), None)
 
 
@@ -59,7 +58,7 @@ class ExplorerAgent(Agent):
             trace.note("There is no reference plan to follow, so I stop here.")
             return self._outcome(StopReason.ANSWERED, trace, None, "no reference plan")
         try:
-            if task.kind == "harbor":
+            if format_of(task).interface == "shell":
                 plan = path.read_text(encoding="utf-8")
                 explorer = ShellExplorer(trace, self.tier, context=f"{plan}\n{task.instruction}")
                 succeeded, summary = explorer.run(plan)
@@ -76,8 +75,6 @@ class ExplorerAgent(Agent):
 
     def _run_program(self, path: Path, environment: Environment, trace: Trace) -> str:
         """Run the plan's ``solve(call)`` with the adaptive client; its return value is the answer."""
-        from res_repro.env.tool_task import load_function  # tool_task imports the agents package
-
         solve = load_function(path, "solve")
         client = AdaptiveClient(trace, self.tier, environment.tools)
         if self.tier.has(Skill.POLICIES):

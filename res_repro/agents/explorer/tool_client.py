@@ -23,6 +23,7 @@ from res_repro.agents.explorer.decoding import try_decode
 from res_repro.agents.explorer.policies import POLICY_TOOL_SUFFIX, Rule, apply_rules, parse_rules
 from res_repro.agents.explorer.tiers import Skill, Tier
 from res_repro.agents.explorer.trace import Trace
+from res_repro.env.formats.tool_api import ToolError
 from res_repro.env.tools import ToolResponse, ToolSpec
 
 TRANSIENT_STATUSES = frozenset({429, 503})
@@ -60,9 +61,7 @@ def retry_after(response: ToolResponse) -> float | None:
 
 
 def _refuse(response: ToolResponse) -> NoReturn:
-    """Raise the error a plan expects from a failed call (imported here: tool_task imports this package)."""
-    from res_repro.env.tool_task import ToolError
-
+    """Raise the error a plan expects from a failed call."""
     raise ToolError(response)
 
 

@@ -19,7 +19,7 @@ from res_repro.benchmarks.agentce.reference import Puzzle, find_solutions
 from res_repro.benchmarks.agentce.render import SERVICES, TOOLS, Fixtures, Rendered, prompt, render
 from res_repro.benchmarks.agentce.settings import MAX_DECOYS_PER_SLOT, Settings
 from res_repro.benchmarks.generated import ToolTaskDraft, with_constants
-from res_repro.env.tool_task import ToolTaskConfig
+from res_repro.env.formats.tool_api import ToolTaskConfig
 
 HERE = Path(__file__).resolve().parent
 REFERENCE = HERE / "reference.py"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from res_repro.benchmarks.agentce.instance import DAYS, PEOPLE, PERIODS, ROOM_IDS, TIMES, Cell, Instance
-from res_repro.env.tool_task import ToolDef
+from res_repro.env.formats.tool_api import ToolDef
 
 Record = dict[str, Any]
 Fixtures = dict[str, dict[str, list[Record]]]

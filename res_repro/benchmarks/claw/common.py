@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.benchmarks.generated import ToolTaskDraft, with_constants
-from res_repro.env.tool_task import ToolDef, ToolTaskConfig
+from res_repro.env.formats.tool_api import ToolDef, ToolTaskConfig
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MAX_TURNS = 60

@@ -1,9 +1,6 @@
-"""Claw-Eval-Live: workflow tasks over mock HTTP services, graded by each task's grader.py.
+"""The Claw-Eval-Live suite: every task of a user's local checkout of the benchmark.
 
-Tasks are read from a local checkout of the benchmark (``benchmark.checkout=/path/to/Claw-Eval-Live``).
-An episode starts the task's services on free ports (:mod:`.services`), offers the task's tools
-through the harness's dispatcher (:mod:`.environment`), and grades with the task's own grader in a
-separate interpreter (:mod:`.grading`). See :mod:`.task_file` for the on-disk format.
+The task format itself (loading, services, grading) lives in :mod:`res_repro.env.formats.claw_eval_live`.
 """
 
 from __future__ import annotations
@@ -12,33 +9,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from res_repro.benchmarks.claw_eval_live.environment import ClawEvalLiveEnvironment, open_claw_eval_live
-from res_repro.benchmarks.claw_eval_live.grading import Judge, JudgeError
-from res_repro.benchmarks.claw_eval_live.services import ServiceError, ServiceManager
-from res_repro.benchmarks.claw_eval_live.task_file import (
-    DEFAULT_THRESHOLD,
-    KIND,
-    ClawEvalLiveConfig,
-    ClawTaskFile,
-    load_claw_eval_live,
-)
+from res_repro.env.formats.claw_eval_live.task_file import DEFAULT_THRESHOLD, load_claw_eval_live
 from res_repro.env.task import Task
 from res_repro.errors import UserInputError
-
-__all__ = [
-    "DEFAULT_THRESHOLD",
-    "KIND",
-    "ClawEvalLiveConfig",
-    "ClawEvalLiveEnvironment",
-    "ClawTaskFile",
-    "Judge",
-    "JudgeError",
-    "ServiceError",
-    "ServiceManager",
-    "load_claw_eval_live",
-    "load_claw_eval_live_benchmark",
-    "open_claw_eval_live",
-]
 
 
 def load_claw_eval_live_benchmark(params: Mapping[str, Any], generated_dir: Path) -> list[Task]:

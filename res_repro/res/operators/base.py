@@ -65,7 +65,7 @@ class Operator(abc.ABC):
 
     name: ClassVar[str]
     family: ClassVar[Family]
-    kind: ClassVar[str]  # the task kind it edits: "tool" or "harbor"
+    kind: ClassVar[str]  # the kind of draft it edits (a format's Draft.kind: "tool" or "harbor")
     description: ClassVar[str]
     params_schema: ClassVar[dict[str, Any]]
 

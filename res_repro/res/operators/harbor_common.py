@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from res_repro.res.drafts import BASE_SOLVE, SOLVE, HarborDraft
+from res_repro.env.formats.harbor import BASE_SOLVE, SOLVE, HarborDraft
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
 
 APP = "/app"

@@ -11,7 +11,7 @@ import random
 import re
 from typing import Any, ClassVar
 
-from res_repro.res.drafts import HarborDraft
+from res_repro.env.formats.harbor import HarborDraft
 from res_repro.res.graph import GOAL, DependencyGraph, Edge
 from res_repro.res.operators.base import Family, Operator
 from res_repro.res.operators.harbor_common import (

@@ -14,7 +14,7 @@ import random
 import tarfile
 from typing import Any, ClassVar
 
-from res_repro.res.drafts import HarborDraft
+from res_repro.env.formats.harbor import HarborDraft
 from res_repro.res.graph import DependencyGraph, Edge
 from res_repro.res.operators.base import Family, Operator
 from res_repro.res.operators.harbor_access import EncodeFile, SplitParts, TranscodeText

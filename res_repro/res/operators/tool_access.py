@@ -5,9 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
+from res_repro.env.formats.tool_api import ToolDef, ToolDraft
 from res_repro.env.middleware import NUMBER_SCHEMES, TEXT_SCHEMES, decode_value, map_records
-from res_repro.env.tool_task import ToolDef
-from res_repro.res.drafts import ToolDraft
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
 from res_repro.res.operators.base import Call, Family, Operator
 from res_repro.res.operators.tool_common import (

@@ -13,9 +13,8 @@ import re
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from res_repro.env.tool_task import MiddlewareDef, ToolDef, ToolError
+from res_repro.env.formats.tool_api import MiddlewareDef, ToolDef, ToolDraft, ToolError
 from res_repro.env.tools import ToolResponse
-from res_repro.res.drafts import ToolDraft
 from res_repro.res.graph import DependencyGraph
 
 LIST_OPERATIONS = frozenset({"list", "search"})

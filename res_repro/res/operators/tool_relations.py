@@ -6,8 +6,7 @@ import copy
 import random
 from typing import Any, ClassVar
 
-from res_repro.env.tool_task import ToolDef, ToolError
-from res_repro.res.drafts import ToolDraft
+from res_repro.env.formats.tool_api import ToolDef, ToolDraft, ToolError
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
 from res_repro.res.operators.base import Call, Family, Operator
 from res_repro.res.operators.tool_common import (

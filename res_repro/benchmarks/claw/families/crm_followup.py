@@ -27,7 +27,7 @@ from res_repro.benchmarks.claw.common import (
     write_tool,
 )
 from res_repro.benchmarks.generated import ToolTaskDraft
-from res_repro.env.tool_task import ToolDef
+from res_repro.env.formats.tool_api import ToolDef
 
 FAMILY = "crm-followup"
 OPEN_STAGES = ["Qualification", "Proposal", "Negotiation"]

@@ -27,9 +27,10 @@ from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from res_repro.env.errors import TaskFormatError
+from res_repro.env.formats.files import pydantic_error, read_yaml_mapping
+from res_repro.env.formats.tool_api.task_file import MiddlewareDef
 from res_repro.env.middleware import MIDDLEWARE
 from res_repro.env.task import Task
-from res_repro.env.tool_task import MiddlewareDef, pydantic_error, read_yaml_mapping
 from res_repro.env.tools import ToolSpec
 from res_repro.errors import UserInputError
 

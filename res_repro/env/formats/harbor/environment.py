@@ -5,11 +5,11 @@ from __future__ import annotations
 import errno
 from typing import Any
 
-from res_repro.agents.outcome import AgentOutcome, StopReason
+from res_repro.env.formats.harbor.verifier import run_verifier
 from res_repro.env.grade import Grade
+from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolCall, ToolResponse, ToolSpec, error, ok
-from res_repro.env.verifier import run_verifier
 from res_repro.sandbox.base import APP_DIR, SOLUTION_DIR, ExecResult, Sandbox, SandboxError, SandboxSpec
 
 COMMAND_TIMEOUT_S = 120.0

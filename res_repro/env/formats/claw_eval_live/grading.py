@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from res_repro.benchmarks.claw_eval_live.services import minimal_env, output_tail, signal_group
+from res_repro.env.formats.claw_eval_live.services import minimal_env, output_tail, signal_group
 from res_repro.env.grade import Grade
 from res_repro.sandbox.base import SandboxError
 

@@ -25,8 +25,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from res_repro.benchmarks.claw_eval_live.task_file import LOCAL_URL, ServiceDef
-from res_repro.benchmarks.claw_eval_live.transport import send
+from res_repro.env.formats.claw_eval_live.task_file import LOCAL_URL, ServiceDef
+from res_repro.env.formats.claw_eval_live.transport import send
 from res_repro.env.services import ServiceError
 
 HEALTH_HEADERS = {"X-Health-Check": "1"}

@@ -12,21 +12,22 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from res_repro.agents.outcome import AgentOutcome, StopReason
-from res_repro.benchmarks.claw_eval_live.grading import (
+from res_repro.env.formats.claw_eval_live.grading import (
     GRADER_TIMEOUT,
     Judge,
     conversation,
     grade_reply,
     run_grader,
 )
-from res_repro.benchmarks.claw_eval_live.services import ServiceManager
-from res_repro.benchmarks.claw_eval_live.task_file import GRADER_FILE, TASK_FILE, ClawEvalLiveConfig
-from res_repro.benchmarks.claw_eval_live.transport import send
+from res_repro.env.formats.claw_eval_live.services import ServiceManager
+from res_repro.env.formats.claw_eval_live.task_file import GRADER_FILE, TASK_FILE, ClawEvalLiveConfig
+from res_repro.env.formats.claw_eval_live.transport import send
+from res_repro.env.formats.tool_api.environment import run_reference_program
+from res_repro.env.formats.tool_api.task_file import SOLUTION_FILE
 from res_repro.env.grade import Grade
 from res_repro.env.middleware import make_middleware
+from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
-from res_repro.env.tool_task import SOLUTION_FILE, run_reference_program
 from res_repro.env.tools import AuditEntry, Dispatcher, ToolCall, ToolResponse, ToolSpec, error
 
 CALL_TIMEOUT = 30.0

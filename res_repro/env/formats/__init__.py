@@ -1,0 +1,103 @@
+"""The task-format registry: every on-disk task format the harness reads, by name.
+
+Each format (:class:`TaskFormat`) loads and validates its directories, recognises them, opens the
+environment of an episode, gives RES an editable draft, and names its objective and reference. Code
+outside this package asks :func:`format_of` for a task's format instead of branching on its name; a new
+format is one module and one :func:`register_format` call (``docs/extending.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from res_repro.env.errors import TaskFormatError
+from res_repro.env.formats.base import Draft, Interface, TaskFormat, objective_fingerprint
+from res_repro.env.formats.claw_eval_live import CLAW_EVAL_LIVE
+from res_repro.env.formats.harbor import HARBOR
+from res_repro.env.formats.tool_api import TOOL_API
+from res_repro.env.task import Task
+
+# Detection tries the formats in this order, most specific first (a Claw-Eval-Live task.yaml would
+# also pass the tool-API format's looser test).
+FORMATS: dict[str, TaskFormat] = {}
+
+
+def register_format(task_format: TaskFormat) -> None:
+    """Add a format to the registry (tried after those registered before it)."""
+    FORMATS[task_format.name] = task_format
+
+
+for _builtin in (CLAW_EVAL_LIVE, TOOL_API, HARBOR):
+    register_format(_builtin)
+
+
+def get_format(name: str) -> TaskFormat:
+    """The format registered as ``name``; an unknown name is a clear error."""
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise TaskFormatError(name, None, f"unknown task format; expected one of {sorted(FORMATS)}") from None
+
+
+def format_of(task: Task) -> TaskFormat:
+    """The format ``task`` was loaded with."""
+    return get_format(task.kind)
+
+
+def detect_format(path: Path) -> TaskFormat | None:
+    """The format of the task directory ``path``, or None when it is not one."""
+    return next((f for f in FORMATS.values() if f.detect(path)), None)
+
+
+def load_task_dir(
+    path: Path | str,
+    benchmark: str = "local",
+    *,
+    kind: str | None = None,
+    context: Mapping[str, Any] | None = None,
+) -> Task:
+    """Load one task directory with the format ``kind`` (detected when None) and its load ``context``."""
+    root = Path(path).resolve()
+    task_format = get_format(kind) if kind is not None else detect_format(root)
+    if task_format is None:
+        raise TaskFormatError(root, None, f"not a task directory of any known format ({_expected()})")
+    return task_format.load(root, benchmark, dict(context or {}))
+
+
+def load_path(path: Path | str, benchmark: str = "local") -> list[Task]:
+    """Load a task directory, or every task directory directly inside a folder, sorted by name."""
+    root = Path(path).resolve()
+    if detect_format(root) is not None:
+        return [load_task_dir(root, benchmark)]
+    if not root.is_dir():
+        raise TaskFormatError(root, None, "not found; expected a task directory or a folder of them")
+    children = [child for child in sorted(root.iterdir()) if detect_format(child) is not None]
+    if not children:
+        raise TaskFormatError(root, None, f"holds no task directory ({_expected()})")
+    return [load_task_dir(child, benchmark) for child in children]
+
+
+def _expected() -> str:
+    return "expected */task.toml (Harbor) or */task.yaml with grader.py (tool-API, Claw-Eval-Live)"
+
+
+def task_objective(task: Task) -> str:
+    """A fingerprint of what RES must never change in ``task``: its instruction and objective files."""
+    return objective_fingerprint(task, format_of(task).objective_files(task))
+
+
+__all__ = [
+    "FORMATS",
+    "Draft",
+    "Interface",
+    "TaskFormat",
+    "detect_format",
+    "format_of",
+    "get_format",
+    "load_path",
+    "load_task_dir",
+    "register_format",
+    "task_objective",
+]

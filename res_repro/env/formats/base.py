@@ -1,0 +1,84 @@
+"""What a task format gives the harness: the one interface behind which every format-specific choice lives.
+
+A format reads and validates a task directory into a :class:`Task`, recognises its directories, opens the
+environment an episode runs in, hands RES an editable draft of a copy, and says what its objective and
+reference solution are. Everything outside :mod:`res_repro.env.formats` asks the task's format instead
+of branching on its name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
+
+from res_repro.env.task import Task
+from res_repro.sandbox import Backend
+
+if TYPE_CHECKING:
+    from res_repro.env.environment import Environment
+
+# How an agent acts on the environment: a shell in a sandbox, or calls to declared tools.
+Interface = Literal["shell", "tools"]
+
+
+class Draft(Protocol):
+    """A task directory under edit by RES operators; ``kind`` says which operators can edit it."""
+
+    kind: ClassVar[str]
+    root: Path
+
+    def describe(self) -> dict[str, Any]:
+        """What the environment offers, in brief (shown to an LLM proposer)."""
+        ...
+
+    def save(self) -> None:
+        """Write every buffered edit back to :attr:`root`."""
+        ...
+
+
+class TaskFormat(Protocol):
+    """One on-disk task format (Harbor, tool-API, Claw-Eval-Live)."""
+
+    name: str  # the value of Task.kind
+    interface: Interface
+    reference_dir: str  # the folder holding the reference solution, relative to the task directory
+    original_plans: tuple[str, ...]  # the seed's reference program, in the order a copy keeps them
+
+    def detect(self, path: Path) -> bool:
+        """True when ``path`` is a task directory of this format."""
+        ...
+
+    def load(self, path: Path, benchmark: str, context: Mapping[str, Any]) -> Task:
+        """Read and validate the task directory ``path``; raise :class:`TaskFormatError` naming the problem.
+
+        ``context`` carries what the directory alone does not say (see :meth:`context`).
+        """
+        ...
+
+    def context(self, task: Task) -> dict[str, Any]:
+        """What a copy of ``task`` needs, beside its files, to load the same way (JSON-serialisable)."""
+        ...
+
+    def open(self, task: Task, backend: Backend, seed: int) -> AbstractContextManager[Environment]:
+        """A fresh environment for one episode of ``task`` (``backend`` names the sandbox backend)."""
+        ...
+
+    def draft(self, path: Path) -> Draft:
+        """An editable view of the copied task directory ``path`` for RES operators."""
+        ...
+
+    def objective_files(self, task: Task) -> list[Path]:
+        """The files that, with the instruction, make up the objective RES must never change."""
+        ...
+
+
+def objective_fingerprint(task: Task, files: list[Path]) -> str:
+    """A hash of the instruction and the objective files (their names relative to the task, and bytes)."""
+    digest = hashlib.sha256(task.instruction.encode())
+    for path in sorted(files):
+        if path.is_file():
+            digest.update(path.relative_to(task.path).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()

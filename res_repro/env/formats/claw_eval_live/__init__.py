@@ -1,0 +1,125 @@
+"""The Claw-Eval-Live task format: workflow tasks over mock HTTP services, graded by each task's grader.py.
+
+Tasks live in a checkout of the benchmark (see :mod:`.task_file` for the layout). An episode starts the
+task's services on free ports (:mod:`.services`), offers the task's tools through the harness's
+dispatcher (:mod:`.environment`), and grades with the task's own grader in a separate interpreter
+(:mod:`.grading`). A copy of a task outside its checkout (a lineage node) loads with the checkout named
+in its context.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from res_repro.env.errors import TaskFormatError
+from res_repro.env.formats.claw_eval_live.draft import ClawEvalLiveDraft
+from res_repro.env.formats.claw_eval_live.environment import ClawEvalLiveEnvironment, open_claw_eval_live
+from res_repro.env.formats.claw_eval_live.grading import Judge, JudgeError
+from res_repro.env.formats.claw_eval_live.services import ServiceError, ServiceManager
+from res_repro.env.formats.claw_eval_live.task_file import (
+    DEFAULT_THRESHOLD,
+    GRADER_FILE,
+    KIND,
+    PACKAGE_DIR,
+    TASK_FILE,
+    ClawEvalLiveConfig,
+    ClawTaskFile,
+    load_claw_eval_live,
+    load_claw_task,
+)
+from res_repro.env.formats.tool_api.task_file import SOLUTION_FILE
+from res_repro.env.task import Task
+from res_repro.sandbox import Backend
+
+_ENDPOINTS_KEY = re.compile(r"^tool_endpoints\s*:", re.MULTILINE)
+
+
+def is_claw_eval_live_dir(path: Path) -> bool:
+    """A directory with grader.py and a task.yaml that routes tools to HTTP endpoints (``tool_endpoints``)."""
+    task_file = path / TASK_FILE
+    if not (task_file.is_file() and (path / GRADER_FILE).is_file()):
+        return False
+    return _ENDPOINTS_KEY.search(task_file.read_text(encoding="utf-8", errors="replace")) is not None
+
+
+def enclosing_checkout(path: Path) -> Path | None:
+    """The checkout a task directory sits in (``<checkout>/tasks/<id>``), or None."""
+    checkout = path.resolve().parent.parent
+    return checkout if (checkout / PACKAGE_DIR).is_dir() else None
+
+
+class ClawEvalLiveFormat:
+    """Claw-Eval-Live task directories: task.yaml, grader.py, fixtures/ and an optional solution/solve.py."""
+
+    name = KIND
+    interface = "tools"
+    reference_dir = "solution"
+    original_plans = (SOLUTION_FILE,)
+
+    def detect(self, path: Path) -> bool:
+        """See :func:`is_claw_eval_live_dir`."""
+        return is_claw_eval_live_dir(path)
+
+    def load(self, path: Path, benchmark: str, context: Mapping[str, Any]) -> Task:
+        """Read and validate the directory; ``context`` may name ``checkout`` and ``threshold``.
+
+        Without a checkout in the context, the task must sit in one (``<checkout>/tasks/<id>``).
+        """
+        checkout = context.get("checkout") or enclosing_checkout(path)
+        if checkout is None:
+            raise TaskFormatError(
+                path,
+                None,
+                "a Claw-Eval-Live task outside a checkout needs the checkout it belongs to "
+                "(its graders and services come from there)",
+            )
+        threshold = context.get("threshold")
+        return load_claw_task(
+            path,
+            Path(checkout),
+            threshold=DEFAULT_THRESHOLD if threshold is None else float(threshold),
+            benchmark=benchmark,
+        )
+
+    def context(self, task: Task) -> dict[str, Any]:
+        """The checkout and the pass threshold."""
+        config: ClawEvalLiveConfig = task.config
+        return {"checkout": str(config.checkout), "threshold": config.threshold}
+
+    @contextmanager
+    def open(self, task: Task, backend: Backend, seed: int) -> Iterator[ClawEvalLiveEnvironment]:
+        """The task's services started on free ports (as local processes, whatever ``backend``)."""
+        with open_claw_eval_live(task, str(backend), seed) as environment:
+            yield environment
+
+    def draft(self, path: Path) -> ClawEvalLiveDraft:
+        """The copy's task file."""
+        return ClawEvalLiveDraft(path)
+
+    def objective_files(self, task: Task) -> list[Path]:
+        """The task's grader."""
+        return [task.path / GRADER_FILE]
+
+
+CLAW_EVAL_LIVE = ClawEvalLiveFormat()
+
+
+__all__ = [
+    "CLAW_EVAL_LIVE",
+    "DEFAULT_THRESHOLD",
+    "KIND",
+    "ClawEvalLiveConfig",
+    "ClawEvalLiveDraft",
+    "ClawEvalLiveEnvironment",
+    "ClawTaskFile",
+    "Judge",
+    "JudgeError",
+    "ServiceError",
+    "ServiceManager",
+    "load_claw_eval_live",
+    "open_claw_eval_live",
+]

@@ -1,0 +1,71 @@
+"""The Harbor task format (Terminal-Bench 2.x): a sandboxed terminal task graded by its verifier.
+
+:mod:`.task_file` reads and writes the directory, :mod:`.environment` runs an episode in a sandbox,
+:mod:`.verifier` grades it, and :mod:`.draft` is the copy RES operators edit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from res_repro.env.formats.harbor.draft import BASE_SOLVE, PRELUDE_DIR, SOLVE, HarborDraft
+from res_repro.env.formats.harbor.environment import TerminalEnvironment, sandbox_spec_for
+from res_repro.env.formats.harbor.task_file import TEST_SCRIPT, is_task_dir, load_task, save_task
+from res_repro.env.formats.harbor.verifier import parse_rubric, run_verifier
+from res_repro.env.task import Task
+from res_repro.sandbox import Backend, make_sandbox
+
+
+class HarborFormat:
+    """Harbor task directories: instruction.md, task.toml, environment/, solution/solve.sh, tests/."""
+
+    name = "harbor"
+    interface = "shell"
+    reference_dir = "solution"
+    original_plans = (BASE_SOLVE, SOLVE)  # scaling moves the original solve.sh to base_solve.sh
+
+    def detect(self, path: Path) -> bool:
+        """A directory with a task.toml."""
+        return is_task_dir(path)
+
+    def load(self, path: Path, benchmark: str, context: Mapping[str, Any]) -> Task:
+        """Read and validate the directory (a Harbor task needs no context)."""
+        return load_task(path, benchmark)
+
+    def context(self, task: Task) -> dict[str, Any]:
+        """Nothing beyond the directory."""
+        return {}
+
+    @contextmanager
+    def open(self, task: Task, backend: Backend, seed: int) -> Iterator[TerminalEnvironment]:
+        """A sandbox of ``backend`` built from the task's environment, with the terminal tools."""
+        with make_sandbox(backend, sandbox_spec_for(task)) as sandbox:
+            yield TerminalEnvironment(task, sandbox)
+
+    def draft(self, path: Path) -> HarborDraft:
+        """The copy's workspace and reference preludes, edited in place."""
+        return HarborDraft(path)
+
+    def objective_files(self, task: Task) -> list[Path]:
+        """Every file of the verifier (tests/)."""
+        return [p for p in (task.path / TEST_SCRIPT).parent.rglob("*") if p.is_file()]
+
+
+HARBOR = HarborFormat()
+
+
+__all__ = [
+    "BASE_SOLVE",
+    "HARBOR",
+    "PRELUDE_DIR",
+    "SOLVE",
+    "HarborDraft",
+    "TerminalEnvironment",
+    "load_task",
+    "parse_rubric",
+    "run_verifier",
+    "save_task",
+]

@@ -1,0 +1,129 @@
+"""The environment of a tool-API task: in-process services over its fixtures, middleware and the grader."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from res_repro.env.adapters import adapted
+from res_repro.env.errors import TaskFormatError
+from res_repro.env.formats.tool_api.task_file import (
+    ADAPTERS_FILE,
+    GRADER_FILE,
+    SOLUTION_FILE,
+    ToolDef,
+    ToolTaskConfig,
+    load_fixtures,
+    read_adapters,
+)
+from res_repro.env.grade import Grade
+from res_repro.env.middleware import make_middleware
+from res_repro.env.outcome import AgentOutcome, StopReason
+from res_repro.env.services import OPERATIONS, FixtureService
+from res_repro.env.task import Task
+from res_repro.env.task_code import load_function
+from res_repro.env.tools import AuditEntry, Dispatcher, ToolCall, ToolResponse, ToolSpec
+
+
+class ToolError(RuntimeError):
+    """Raised inside a reference program when a tool answers with an error status."""
+
+    def __init__(self, response: ToolResponse) -> None:
+        super().__init__(response.text())
+        self.response = response
+
+
+def run_reference_program(
+    task_dir: Path, dispatch: Callable[[ToolCall], ToolResponse], calls_made: Callable[[], int]
+) -> AgentOutcome:
+    """Run ``solution/solve.py`` through ``dispatch``, wrapped in the adapters of a scaled environment.
+
+    The program calls ``call(tool, **arguments)``; an error response raises :class:`ToolError`, and one
+    the program does not handle, like any other exception it raises, ends the run without an answer.
+    """
+
+    def call(tool: str, **arguments: Any) -> Any:
+        response = dispatch(ToolCall(tool, arguments))
+        if response.is_error:
+            raise ToolError(response)
+        return response.body
+
+    call = adapted(call, read_adapters(task_dir), task_dir / ADAPTERS_FILE)
+    solve = load_function(task_dir / SOLUTION_FILE, "solve")
+    try:
+        answer: str | None = str(solve(call))
+        messages = [{"role": "assistant", "content": answer}]
+    except ToolError as exc:
+        answer, messages = None, [{"role": "tool", "content": f"unhandled tool error: {exc}"}]
+    except Exception as exc:  # the program broke on a changed environment: it failed, nothing more
+        answer, messages = (
+            None,
+            [{"role": "tool", "content": f"the program failed: {type(exc).__name__}: {exc}"}],
+        )
+    return AgentOutcome(
+        stop_reason=StopReason.ANSWERED, answer=answer, turns=1, tool_calls=calls_made(), messages=messages
+    )
+
+
+class ToolEnvironment:
+    """A fresh instance of a tool-API task's environment: services, middleware and dispatcher."""
+
+    def __init__(self, task: Task, seed: int = 0) -> None:
+        config: ToolTaskConfig = task.config
+        self.task = task
+        self.services = {
+            name: FixtureService(name, load_fixtures(task.path, name)) for name in config.services
+        }
+        routes = {tool.name: self._route(tool) for tool in config.tools}
+        layers = [make_middleware(layer.name, layer.params, seed) for layer in config.middleware]
+        self.dispatcher = Dispatcher(config.tool_specs(), routes, layers)
+
+    def _route(self, tool: ToolDef) -> Callable[[ToolCall], ToolResponse]:
+        service, operation = self.services[tool.service], OPERATIONS[tool.operation]
+        return lambda call: operation(service, tool, call)
+
+    @property
+    def tools(self) -> list[ToolSpec]:
+        """Every tool the agent may call."""
+        return self.dispatcher.specs
+
+    def call(self, call: ToolCall) -> ToolResponse:
+        """Dispatch one call through the middleware stack."""
+        return self.dispatcher.dispatch(call)
+
+    @property
+    def audit(self) -> list[AuditEntry]:
+        """Every call dispatched so far."""
+        return self.dispatcher.audit
+
+    def state(self) -> dict[str, Any]:
+        """A snapshot of every service's collections."""
+        return {name: service.snapshot() for name, service in self.services.items()}
+
+    def close(self) -> None:
+        """Nothing to release for in-process services."""
+
+    def run_reference(self) -> AgentOutcome:
+        """Run solution/solve.py against this environment; a tool error it does not handle ends it."""
+        return run_reference_program(self.task.path, self.call, lambda: len(self.audit))
+
+    def grade(self, answer: str | None) -> Grade:
+        """Run grader.py on the final answer, the audit log and the services' state."""
+        config: ToolTaskConfig = self.task.config
+        grade_fn = load_function(self.task.path / GRADER_FILE, "grade")
+        audit = [entry.to_dict() for entry in self.audit]
+        checks = grade_fn(answer or "", audit, self.state())
+        return grade_from_checks(checks, config.pass_threshold, self.task.path / GRADER_FILE)
+
+
+def grade_from_checks(checks: Sequence[Mapping[str, Any]], threshold: float, source: Path) -> Grade:
+    """Turn weighted checks into a native score (weighted share passed) and a verdict at ``threshold``."""
+    if not checks:
+        raise TaskFormatError(source, "grade", "returned no checks")
+    total = sum(float(c.get("weight", 1.0)) for c in checks)
+    earned = sum(float(c.get("weight", 1.0)) for c in checks if c["passed"])
+    score = earned / total if total > 0 else 0.0
+    return Grade(
+        score=score, passed=score >= threshold - 1e-9, evidence={"checks": [dict(c) for c in checks]}
+    )
