@@ -27,9 +27,10 @@ install: $(STAMP) system-deps ## Create the virtual environment and install ever
 test: install ## Run the test suite
 	$(PY) -m pytest -q
 
-lint: install ## Check style with ruff
+lint: install ## Check style with ruff and the import layers with import-linter (pyproject.toml)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 format: install ## Reformat the code with ruff
 	$(VENV)/bin/ruff format .

@@ -27,7 +27,7 @@ from fake_providers import OPENAI, Call, FakeModelServer, Reply
 from tool_factory import make_tool_task
 
 from res_repro.agents import LLMAgent, make_llm_agent
-from res_repro.env.environment import open_environment
+from res_repro.env.formats import open_environment
 from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.env.task import Task
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from res_repro.agents import build_agents
 from res_repro.benchmarks.registry import load_benchmark
-from res_repro.env.environment import open_environment
+from res_repro.env.formats import open_environment
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import run_episode
 

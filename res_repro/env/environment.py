@@ -1,21 +1,17 @@
 """The environment an agent acts on during one episode, whatever the task's format.
 
 Every environment offers tools and answers tool calls; it can also run the task's reference solution
-(for the oracle and for RES checks) and grade a finished attempt. :func:`open_environment` picks the
-implementation through the task's format (:mod:`res_repro.env.formats`).
+(for the oracle and for RES checks) and grade a finished attempt. Each task format opens its own
+implementation (:func:`res_repro.env.formats.open_environment`).
 """
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
 from typing import Protocol
 
-from res_repro.env.formats import format_of
 from res_repro.env.grade import Grade
 from res_repro.env.outcome import AgentOutcome
-from res_repro.env.task import Task
 from res_repro.env.tools import ToolCall, ToolResponse, ToolSpec
-from res_repro.sandbox import Backend
 
 
 class Environment(Protocol):
@@ -37,8 +33,3 @@ class Environment(Protocol):
     def grade(self, answer: str | None) -> Grade:
         """Grade the attempt made so far, given the agent's final answer (if any)."""
         ...
-
-
-def open_environment(task: Task, *, backend: Backend, seed: int = 0) -> AbstractContextManager[Environment]:
-    """A fresh environment for ``task`` from its format (``backend``: the sandbox, where one is used)."""
-    return format_of(task).open(task, backend, seed)

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from res_repro.agents.base import Agent
-from res_repro.env.environment import open_environment
+from res_repro.env.formats import open_environment
 from res_repro.env.grade import Grade
 from res_repro.env.outcome import StopReason
 from res_repro.env.services import ServiceError

@@ -9,15 +9,18 @@ format is one module and one :func:`register_format` call (``docs/extending.md``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+from res_repro.env.environment import Environment
 from res_repro.env.errors import TaskFormatError
 from res_repro.env.formats.base import Draft, Interface, TaskFormat, objective_fingerprint
 from res_repro.env.formats.claw_eval_live import CLAW_EVAL_LIVE
 from res_repro.env.formats.harbor import HARBOR
 from res_repro.env.formats.tool_api import TOOL_API
 from res_repro.env.task import Task
+from res_repro.sandbox import Backend
 
 # Detection tries the formats in this order, most specific first (a Claw-Eval-Live task.yaml would
 # also pass the tool-API format's looser test).
@@ -83,6 +86,11 @@ def _expected() -> str:
     return "expected */task.toml (Harbor) or */task.yaml with grader.py (tool-API, Claw-Eval-Live)"
 
 
+def open_environment(task: Task, *, backend: Backend, seed: int = 0) -> AbstractContextManager[Environment]:
+    """A fresh environment for one episode of ``task`` (``backend``: the sandbox, where one is used)."""
+    return format_of(task).open(task, backend, seed)
+
+
 def task_objective(task: Task) -> str:
     """A fingerprint of what RES must never change in ``task``: its instruction and objective files."""
     return objective_fingerprint(task, format_of(task).objective_files(task))
@@ -98,6 +106,7 @@ __all__ = [
     "get_format",
     "load_path",
     "load_task_dir",
+    "open_environment",
     "register_format",
     "task_objective",
 ]

@@ -12,13 +12,11 @@ import hashlib
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
+from res_repro.env.environment import Environment
 from res_repro.env.task import Task
 from res_repro.sandbox import Backend
-
-if TYPE_CHECKING:
-    from res_repro.env.environment import Environment
 
 # How an agent acts on the environment: a shell in a sandbox, or calls to declared tools.
 Interface = Literal["shell", "tools"]

@@ -1,0 +1,1 @@
+"""Recursive environment scaling: operators, proposers, checks, lineages and the recursion itself."""
