@@ -1,56 +1,23 @@
 """Executors run episode jobs: ``local`` (a thread pool in this process) or ``ray`` (tasks on a Ray cluster).
 
-An executor only submits, waits and collects; what to submit and when is decided on the driver by
+The registry maps ``executor.name`` to a factory; the interface is in
+:mod:`res_repro.evaluation.executor_base`, so imports go one way (this module -> ray_executor -> base). An
+executor only submits, waits and collects; what to submit and when is decided on the driver by
 :func:`res_repro.evaluation.scheduling.stream`, which also stores every record as it arrives.
 """
 
 from __future__ import annotations
 
-import abc
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from types import TracebackType
 from typing import Any
 
 from res_repro.agents.base import Agent
 from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.executor_base import Executor
 from res_repro.evaluation.jobs import AgentRecipe, EpisodeJob, run_job
-
-
-class Executor(abc.ABC):
-    """Runs jobs somewhere. ``slots`` is how many may be in flight at once. Use as
-    ``with executor.start(agents): ...``."""
-
-    slots: int
-
-    @abc.abstractmethod
-    def start(self, agents: Mapping[str, Agent]) -> Executor:
-        """Get ready to run episodes of ``agents`` (by name); returns itself."""
-
-    @abc.abstractmethod
-    def submit(self, job: EpisodeJob) -> Any:
-        """Start ``job``; return a handle for :meth:`wait` and :meth:`result`."""
-
-    @abc.abstractmethod
-    def wait(self, handles: list[Any]) -> list[Any]:
-        """Block until at least one of ``handles`` has finished; return the finished ones."""
-
-    @abc.abstractmethod
-    def result(self, handle: Any) -> EpisodeRecord:
-        """The record of a finished job (re-raises what the job raised)."""
-
-    @abc.abstractmethod
-    def close(self) -> None:
-        """Release what :meth:`start` acquired."""
-
-    def __enter__(self) -> Executor:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.close()
+from res_repro.evaluation.ray_executor import RayExecutor  # imports nothing of Ray until started
 
 
 class LocalExecutor(Executor):
@@ -95,19 +62,11 @@ class LocalExecutor(Executor):
             self._pool = None
 
 
-def _ray_executor(
-    settings: Mapping[str, Any], *, workers: int, recipes: Mapping[str, AgentRecipe]
-) -> Executor:
-    from res_repro.evaluation.ray_executor import RayExecutor  # imports nothing of Ray until started
-
-    return RayExecutor.from_settings(settings, workers=workers, recipes=recipes)
-
-
 ExecutorFactory = Callable[..., Executor]
 
 EXECUTORS: dict[str, ExecutorFactory] = {
     "local": LocalExecutor.from_settings,
-    "ray": _ray_executor,
+    "ray": RayExecutor.from_settings,
 }
 
 
@@ -124,3 +83,6 @@ def make_executor(
             f"executor: unknown executor {name!r}; expected one of {sorted(EXECUTORS)}"
         ) from None
     return factory(settings, workers=workers, recipes=recipes or {})
+
+
+__all__ = ["EXECUTORS", "Executor", "ExecutorFactory", "LocalExecutor", "RayExecutor", "make_executor"]

@@ -17,7 +17,7 @@ from typing import Any
 from res_repro.agents.base import Agent
 from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord
-from res_repro.evaluation.executors import Executor
+from res_repro.evaluation.executor_base import Executor
 from res_repro.evaluation.jobs import AgentRecipe, EpisodeJob, run_job
 
 RAY_MISSING = "executor: ray is not installed; pip install -e '.[ray]'"
