@@ -9,7 +9,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from res_repro.agents.base import Agent
 from res_repro.evaluation.episode import EpisodeRecord
-from res_repro.evaluation.executors import Executor, LocalExecutor
+from res_repro.evaluation.executor_base import Executor
+from res_repro.evaluation.executors import LocalExecutor
 from res_repro.evaluation.jobs import EpisodeJob, EpisodeRequest
 from res_repro.evaluation.scheduling import ConcurrencyLimits, stream
 from res_repro.evaluation.store import EpisodeStore, episode_key

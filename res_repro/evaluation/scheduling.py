@@ -18,7 +18,7 @@ from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.jobs import EpisodeJob
 
 if TYPE_CHECKING:
-    from res_repro.evaluation.executors import Executor
+    from res_repro.evaluation.executor_base import Executor
 
 
 def model_key(agent: str) -> str:
