@@ -7,7 +7,7 @@ from task_factory import TASK_TOML, make_task
 
 from res_repro.env.errors import TaskFormatError
 from res_repro.env.formats import load_path
-from res_repro.env.formats.harbor import load_task, save_task
+from res_repro.env.formats.harbor import load_task, save_task, workspace_dir
 
 
 def test_load_task_reads_every_table(tmp_path):
@@ -17,7 +17,7 @@ def test_load_task_reads_every_table(tmp_path):
     assert task.config.verifier.timeout_sec == 30
     assert task.config.metadata.tags == ["test"]
     assert task.config.environment.allow_internet is False
-    assert task.workspace_dir == tmp_path / "write-done" / "environment" / "workspace"
+    assert workspace_dir(task) == tmp_path / "write-done" / "environment" / "workspace"
 
 
 def test_save_then_load_round_trips(tmp_path):

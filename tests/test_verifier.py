@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from task_factory import make_task
 
-from res_repro.env.formats.harbor import load_task, parse_rubric, run_verifier
+from res_repro.env.formats.harbor import load_task, parse_rubric, run_verifier, workspace_dir
 from res_repro.sandbox import SandboxSpec, make_sandbox
 
 
 def _grade(tmp_path, test_script: str):
     task = load_task(make_task(tmp_path, test=test_script))
-    with make_sandbox("local", SandboxSpec(workspace=task.workspace_dir)) as sandbox:
+    with make_sandbox("local", SandboxSpec(workspace=workspace_dir(task))) as sandbox:
         return run_verifier(sandbox, task)
 
 

@@ -23,10 +23,9 @@ def hash_tree(root: Path) -> str:
 class Task:
     """One benchmark task stored as a directory on disk.
 
-    ``kind`` names the task format (see :mod:`res_repro.env.kinds`): ``harbor`` (a sandboxed terminal
-    task with a verifier) or ``tool`` (tool-API services with a grader). ``config`` is the parsed task
-    file of that format. The content hash covers every file, so anything that changes the task changes
-    the hash and invalidates caches.
+    ``kind`` names the task format, registered in :mod:`res_repro.env.formats` (``harbor``, ``tool``,
+    ``claw_eval_live``); ``config`` is the parsed task file of that format. The content hash covers
+    every file, so anything that changes the task changes the hash and invalidates caches.
     """
 
     task_id: str
@@ -34,30 +33,9 @@ class Task:
     instruction: str
     path: Path
     config: Any = field(repr=False)
-    kind: str = "harbor"
+    kind: str
 
     @cached_property
     def content_hash(self) -> str:
         """SHA-256 of the task directory's contents."""
         return hash_tree(self.path)
-
-    @property
-    def workspace_dir(self) -> Path | None:
-        """The folder copied to /app at the start of an episode, if the task has one."""
-        workspace = self.path / "environment" / "workspace"
-        return workspace if workspace.is_dir() else None
-
-    @property
-    def environment_dir(self) -> Path:
-        """The task's environment/ folder."""
-        return self.path / "environment"
-
-    @property
-    def solution_dir(self) -> Path:
-        """The task's solution/ folder (the reference solution)."""
-        return self.path / "solution"
-
-    @property
-    def tests_dir(self) -> Path:
-        """The task's tests/ folder (the verifier)."""
-        return self.path / "tests"

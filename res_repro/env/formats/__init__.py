@@ -22,13 +22,12 @@ from res_repro.env.formats.tool_api import TOOL_API
 from res_repro.env.task import Task
 from res_repro.sandbox import Backend
 
-# Detection tries the formats in this order, most specific first (a Claw-Eval-Live task.yaml would
-# also pass the tool-API format's looser test).
+# Every format recognises only its own directories, so the order of detection does not matter.
 FORMATS: dict[str, TaskFormat] = {}
 
 
 def register_format(task_format: TaskFormat) -> None:
-    """Add a format to the registry (tried after those registered before it)."""
+    """Add a format to the registry."""
     FORMATS[task_format.name] = task_format
 
 

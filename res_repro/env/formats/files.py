@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,3 +31,9 @@ def read_yaml_mapping(path: Path, needed_by: str) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise TaskFormatError(path, None, "expected a mapping at the top level")
     return raw
+
+
+def has_top_level_key(path: Path, key: str) -> bool:
+    """True when the YAML file ``path`` has ``key`` at its top level (read as text, without parsing)."""
+    pattern = re.compile(rf"^{re.escape(key)}\s*:", re.MULTILINE)
+    return path.is_file() and pattern.search(path.read_text(encoding="utf-8", errors="replace")) is not None

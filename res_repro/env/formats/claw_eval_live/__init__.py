@@ -9,7 +9,6 @@ in its context.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,19 +30,15 @@ from res_repro.env.formats.claw_eval_live.task_file import (
     load_claw_eval_live,
     load_claw_task,
 )
-from res_repro.env.formats.tool_api.task_file import SOLUTION_FILE
+from res_repro.env.formats.files import has_top_level_key
+from res_repro.env.formats.tool_api.task_file import HTTP_ENDPOINTS_KEY, SOLUTION_FILE
 from res_repro.env.task import Task
 from res_repro.sandbox import Backend
-
-_ENDPOINTS_KEY = re.compile(r"^tool_endpoints\s*:", re.MULTILINE)
 
 
 def is_claw_eval_live_dir(path: Path) -> bool:
     """A directory with grader.py and a task.yaml that routes tools to HTTP endpoints (``tool_endpoints``)."""
-    task_file = path / TASK_FILE
-    if not (task_file.is_file() and (path / GRADER_FILE).is_file()):
-        return False
-    return _ENDPOINTS_KEY.search(task_file.read_text(encoding="utf-8", errors="replace")) is not None
+    return (path / GRADER_FILE).is_file() and has_top_level_key(path / TASK_FILE, HTTP_ENDPOINTS_KEY)
 
 
 def enclosing_checkout(path: Path) -> Path | None:

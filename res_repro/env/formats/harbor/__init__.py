@@ -13,7 +13,13 @@ from typing import Any
 
 from res_repro.env.formats.harbor.draft import BASE_SOLVE, PRELUDE_DIR, SOLVE, HarborDraft
 from res_repro.env.formats.harbor.environment import TerminalEnvironment, sandbox_spec_for
-from res_repro.env.formats.harbor.task_file import TEST_SCRIPT, is_task_dir, load_task, save_task
+from res_repro.env.formats.harbor.task_file import (
+    TEST_SCRIPT,
+    is_task_dir,
+    load_task,
+    save_task,
+    workspace_dir,
+)
 from res_repro.env.formats.harbor.verifier import parse_rubric, run_verifier
 from res_repro.env.task import Task
 from res_repro.sandbox import Backend, make_sandbox
@@ -68,4 +74,5 @@ __all__ = [
     "parse_rubric",
     "run_verifier",
     "save_task",
+    "workspace_dir",
 ]

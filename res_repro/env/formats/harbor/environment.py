@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import errno
+from pathlib import Path
 from typing import Any
 
+from res_repro.env.formats.harbor.task_file import ENVIRONMENT_DIR, SOLUTION_SCRIPT, workspace_dir
 from res_repro.env.formats.harbor.verifier import run_verifier
 from res_repro.env.grade import Grade
 from res_repro.env.outcome import AgentOutcome, StopReason
@@ -58,8 +60,8 @@ def sandbox_spec_for(task: Task) -> SandboxSpec:
     """Translate a Harbor task's [environment] table into a sandbox specification."""
     env = task.config.environment
     return SandboxSpec(
-        workspace=task.workspace_dir,
-        environment_dir=task.environment_dir,
+        workspace=workspace_dir(task),
+        environment_dir=task.path / ENVIRONMENT_DIR,
         docker_image=env.docker_image,
         allow_network=env.allow_internet,
         cpus=env.cpus,
@@ -137,7 +139,7 @@ class TerminalEnvironment:
 
     def run_reference(self) -> AgentOutcome:
         """Copy solution/ to /solution and run solve.sh from /app."""
-        self.sandbox.put_dir(self.task.solution_dir, SOLUTION_DIR)
+        self.sandbox.put_dir(self.task.path / Path(SOLUTION_SCRIPT).parent, SOLUTION_DIR)
         result = self.sandbox.exec(
             f"bash {SOLUTION_DIR}/solve.sh",
             timeout=self.task.config.solution.timeout_sec,

@@ -121,6 +121,12 @@ def parse_task_config(path: Path) -> TaskConfig:
         raise _first_error(path, exc) from None
 
 
+def workspace_dir(task: Task) -> Path | None:
+    """The folder copied to /app at the start of an episode, if the task has one."""
+    workspace = task.path / ENVIRONMENT_DIR / WORKSPACE_DIR
+    return workspace if workspace.is_dir() else None
+
+
 def is_task_dir(path: Path) -> bool:
     """True when ``path`` looks like a Harbor task directory (it has a task.toml)."""
     return (path / CONFIG_FILE).is_file()
@@ -143,7 +149,9 @@ def load_task(task_dir: Path | str, benchmark: str = "harbor") -> Task:
     if not (root / ENVIRONMENT_DIR).is_dir():
         raise TaskFormatError(root / ENVIRONMENT_DIR, None, "missing; expected a Dockerfile or workspace/")
     task_id = config.task.name or root.name
-    return Task(task_id=task_id, benchmark=benchmark, instruction=instruction, path=root, config=config)
+    return Task(
+        task_id=task_id, benchmark=benchmark, instruction=instruction, path=root, config=config, kind="harbor"
+    )
 
 
 def save_task(task: Task, dest: Path | str) -> Path:

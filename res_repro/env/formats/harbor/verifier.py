@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+from res_repro.env.formats.harbor.task_file import TEST_SCRIPT
 from res_repro.env.grade import Grade, RubricItem
 from res_repro.env.task import Task
 from res_repro.sandbox.base import APP_DIR, TESTS_DIR, VERIFIER_LOGS_DIR, Sandbox
@@ -80,7 +81,7 @@ def _grade_from_files(sandbox: Sandbox) -> tuple[Grade, str]:
 
 def run_verifier(sandbox: Sandbox, task: Task) -> Grade:
     """Copy the task's tests into the sandbox, run tests/test.sh, and grade from what it wrote."""
-    sandbox.put_dir(task.tests_dir, TESTS_DIR)
+    sandbox.put_dir((task.path / TEST_SCRIPT).parent, TESTS_DIR)
     result = sandbox.exec(
         f"mkdir -p {VERIFIER_LOGS_DIR} && bash {TESTS_DIR}/test.sh",
         timeout=task.config.verifier.timeout_sec,

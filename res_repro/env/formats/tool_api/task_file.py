@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from res_repro.env.errors import TaskFormatError
-from res_repro.env.formats.files import pydantic_error, read_yaml_mapping
+from res_repro.env.formats.files import has_top_level_key, pydantic_error, read_yaml_mapping
 from res_repro.env.services import OPERATIONS, FrozenFixtures
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolSpec
@@ -32,6 +32,7 @@ TASK_FILE = "task.yaml"
 FIXTURES_DIR = "fixtures"
 SOLUTION_FILE = "solution/solve.py"
 GRADER_FILE = "grader.py"
+HTTP_ENDPOINTS_KEY = "tool_endpoints"
 ADAPTERS_FILE = "solution/adapters.json"  # scaled environments: operators the reference goes through
 
 
@@ -141,8 +142,14 @@ def load_fixtures(task_dir: Path, service: str) -> FrozenFixtures:
 
 
 def is_tool_task_dir(path: Path) -> bool:
-    """True when ``path`` holds a tool-API task (a task.yaml with a ``tools`` list)."""
-    return (path / TASK_FILE).is_file() and (path / GRADER_FILE).is_file()
+    """True when ``path`` holds a tool-API task: task.yaml and grader.py, tools routed to fixture services
+    (a task.yaml with ``tool_endpoints`` routes them over HTTP: a Claw-Eval-Live task)."""
+    task_file = path / TASK_FILE
+    return (
+        task_file.is_file()
+        and (path / GRADER_FILE).is_file()
+        and not has_top_level_key(task_file, HTTP_ENDPOINTS_KEY)
+    )
 
 
 def load_tool_task(task_dir: Path | str, benchmark: str = "tool") -> Task:
