@@ -20,8 +20,10 @@ from omegaconf import DictConfig
 from res_repro.agents import SCRIPTED_AGENTS, Agent
 from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.metrics import MetricSettings
 from res_repro.evaluation.runner import EpisodeRequest
-from res_repro.evaluation.summary import MetricSettings, metrics_for
+from res_repro.evaluation.summary import metrics_for
+from res_repro.pipelines.cells import metric_settings, pct
 from res_repro.pipelines.lineages import (
     build_lineages,
     configured_agents,
@@ -31,7 +33,6 @@ from res_repro.pipelines.lineages import (
 )
 from res_repro.pipelines.paper import paper_rows
 from res_repro.pipelines.reporting import publish, write_episodes
-from res_repro.pipelines.table1 import metric_settings, pct
 from res_repro.reporting.tables import Table
 from res_repro.res.scaling import LineageResult
 from res_repro.sft.collect import (
