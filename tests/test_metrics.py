@@ -1,21 +1,49 @@
-"""Tests for res_repro.evaluation.metrics on cases worked out by hand."""
+"""Tests for res_repro.evaluation.metrics on cases worked out by hand, and for the tables that read it."""
 
 from __future__ import annotations
 
 import math
 
 import pytest
+from hydra_config import compose_config
 
+from res_repro.agents import SCRIPTED_AGENTS
+from res_repro.env.grade import Grade, RubricItem
+from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import (
+    MetricSettings,
     RateEstimate,
-    binary_pass_rate,
+    benchmark_style,
     mean_score,
     mean_with_ci,
     pass_at_1,
+    pass_flags,
+    pooled_rpr_with_ci,
     rate_with_ci,
     rpr,
-    tcr_at,
+    succeeded,
+    success_flags,
 )
+from res_repro.evaluation.summary import metrics_for
+from res_repro.pipelines.cells import metric_settings
+from res_repro.pipelines.depth import build_depth_table
+
+
+def _record(benchmark: str, score: float, passed: bool, rubric: tuple[bool, ...] = ()) -> EpisodeRecord:
+    """A graded episode of ``benchmark`` with the given native score, verdict and rubric items."""
+    items = tuple(RubricItem(name=str(i), passed=p) for i, p in enumerate(rubric))
+    return EpisodeRecord(
+        episode_id=f"e-{score}-{passed}-{rubric}",
+        task_id="t",
+        benchmark=benchmark,
+        task_hash="h",
+        agent="oracle",
+        scripted=True,
+        environment="original",
+        sandbox="local",
+        stop_reason="answered",
+        grade=Grade(score=score, passed=passed, rubric=items),
+    )
 
 
 def test_pass_at_1_counts_scores_at_threshold() -> None:
@@ -52,15 +80,32 @@ def test_pass_at_1_rejects_bad_threshold() -> None:
         pass_at_1([0.5], threshold=80)
 
 
+def _workspace(*rubrics: tuple[bool, ...]) -> list[EpisodeRecord]:
+    """Workspace episodes whose grader verdict is "every item passed", as the verifier decides."""
+    return [_record("workspace_bundled", sum(r) / len(r), all(r), r) for r in rubrics]
+
+
+FOUR_OF_FIVE, THREE_OF_FIVE, FIVE_OF_FIVE = (True,) * 4 + (False,), (True,) * 3 + (False,) * 2, (True,) * 5
+
+
 def test_tcr_at_80() -> None:
-    # 4/5 = 0.8 and 5/5 complete, 3/5 = 0.6 does not: 2 / 3.
-    assert tcr_at([(4, 5), (3, 5), (5, 5)]) == pytest.approx(2 / 3)
+    # 4/5 = 0.8 and 5/5 complete, 3/5 = 0.6 does not: 2 of 3, although only 5/5 passed the verifier.
+    records = _workspace(FOUR_OF_FIVE, THREE_OF_FIVE, FIVE_OF_FIVE)
+    assert success_flags(records, MetricSettings()) == [True, False, True]
 
 
 def test_tcr_at_other_fraction() -> None:
     # At 60% all three complete; at 100% only 5/5 does.
-    assert tcr_at([(4, 5), (3, 5), (5, 5)], fraction=0.6) == 1.0
-    assert tcr_at([(4, 5), (3, 5), (5, 5)], fraction=1.0) == pytest.approx(1 / 3)
+    records = _workspace(FOUR_OF_FIVE, THREE_OF_FIVE, FIVE_OF_FIVE)
+    assert success_flags(records, MetricSettings(tcr_fraction=0.6)) == [True, True, True]
+    assert success_flags(records, MetricSettings(tcr_fraction=1.0)) == [False, False, True]
+
+
+def test_tcr_counts_an_episode_without_rubric_items_as_not_completed() -> None:
+    [ungraded] = _workspace(FIVE_OF_FIVE)
+    ungraded.grade = None
+    no_items = _record("workspace_bundled", 0.0, False)
+    assert success_flags([ungraded, no_items], MetricSettings(tcr_fraction=0.0)) == [False, False]
 
 
 def test_rpr_pools_items() -> None:
@@ -73,26 +118,91 @@ def test_rpr_weighs_tasks_by_item_count() -> None:
     assert rpr([(1, 1), (0, 9)]) == pytest.approx(0.1)
 
 
-@pytest.mark.parametrize("metric", [tcr_at, rpr])
-def test_rubric_metrics_reject_task_without_items(metric) -> None:
+def test_rpr_rejects_task_without_items() -> None:
     with pytest.raises(ValueError, match=r"rubric\[1\]"):
-        metric([(1, 2), (0, 0)])
+        rpr([(1, 2), (0, 0)])
 
 
-@pytest.mark.parametrize("metric", [tcr_at, rpr])
-def test_rubric_metrics_reject_more_passed_than_total(metric) -> None:
+def test_rpr_rejects_more_passed_than_total() -> None:
     with pytest.raises(ValueError, match=r"rubric\[0\]"):
-        metric([(3, 2)])
+        rpr([(3, 2)])
 
 
-def test_binary_pass_rate() -> None:
-    # 3 of 4 verifiers passed.
-    assert binary_pass_rate([True, True, False, True]) == 0.75
+def test_pooled_rpr_skips_episodes_without_items() -> None:
+    # (4 + 3) / (5 + 5); the rubric-less episode adds nothing; n counts items.
+    records = [*_workspace(FOUR_OF_FIVE, THREE_OF_FIVE), _record("workspace_bundled", 0.0, False)]
+    estimate = pooled_rpr_with_ci(records)
+    assert (estimate.value, estimate.n) == (pytest.approx(0.7), 10)
+    assert pooled_rpr_with_ci([_record("workspace_bundled", 0.0, False)]) == RateEstimate(0.0, 0.0, 0.0, 0)
 
 
-def test_binary_pass_rate_rejects_non_boolean() -> None:
-    with pytest.raises(ValueError, match=r"outcomes\[1\]"):
-        binary_pass_rate([True, "yes"])
+def test_binary_success_is_the_verifiers_verdict() -> None:
+    # A partial reward of 0.9 did not pass the verifier; no threshold makes it pass.
+    records = [_record("terminal_bundled", 1.0, True), _record("terminal_bundled", 0.9, False)]
+    assert success_flags(records, MetricSettings(threshold=0.5)) == [True, False]
+    assert benchmark_style("some/harbor/folder") == "binary"
+
+
+def test_native_success_follows_the_threshold_not_the_graders_verdict() -> None:
+    # agentce grades with a pass threshold of 1.0; Pass@1 uses metrics.threshold.
+    record = _record("agentce", 0.85, False)
+    assert succeeded(record, MetricSettings(threshold=0.8))
+    assert not succeeded(record, MetricSettings(threshold=0.9))
+
+
+def test_rates_reject_non_boolean_outcomes() -> None:
+    with pytest.raises(ValueError, match=r"successes\[1\]"):
+        rate_with_ci([True, "yes"])
+
+
+def test_pass_flags_per_task() -> None:
+    assert pass_flags([0.8, 0.79, 1.0, 0.0]) == [True, False, True, False]
+    assert pass_flags([0.8, 0.79, 1.0, 0.0], threshold=0.7) == [True, True, True, False]
+
+
+def test_settings_come_from_the_metrics_config_group() -> None:
+    cfg = compose_config("metrics.threshold=0.7", "metrics.tcr_fraction=0.6", "seed=3")
+    assert metric_settings(cfg) == MetricSettings(0.7, 0.6, 0.95, 10_000, 3)
+    assert MetricSettings.from_config(compose_config().metrics) == MetricSettings()
+
+
+def test_table1_metrics_follow_the_threshold() -> None:
+    (pass_metric, score_metric), prefix = metrics_for("claw_bundled")
+    records = [_record("claw_bundled", 0.8, True), _record("claw_bundled", 0.6, False)]
+    assert prefix == "claw"
+    assert pass_metric.estimate(records, MetricSettings(threshold=0.7)).value == 0.5
+    assert pass_metric.estimate(records, MetricSettings(threshold=0.5)).value == 1.0
+    assert score_metric.estimate(records, MetricSettings()).value == pytest.approx(0.7)
+
+
+def _depth_pass_rates(threshold: str) -> dict[str, str]:
+    """The depth study's pass cells for a Claw-style agent scoring 0.8, 0.85 and 0.6 under an override."""
+    cfg = compose_config("experiment=res_depth", "benchmark=claw_bundled", f"metrics.threshold={threshold}")
+    # the grader's own verdict (threshold 0.80) is recorded but must not decide the depth study's rate
+    scores = {"depth 0": (0.8, 0.85, 0.6), "depth 1": (0.85, 0.6, 0.6)}
+    records = {
+        ("oracle", condition): [_record("claw_bundled", s, s >= 0.8) for s in values]
+        for condition, values in scores.items()
+    }
+    agents = {"oracle": SCRIPTED_AGENTS["oracle"]()}
+    table, logged = build_depth_table(records, agents, metric_settings(cfg), cfg.benchmark.name)
+    column = table.columns.index("oracle pass (%)")
+    assert logged["oracle.depth_0.pass_rate"] == pytest.approx(float(table.rows[0][column]) / 100, abs=1e-3)
+    return {row[0]: row[column] for row in table.rows} | {"note": table.notes[1]}
+
+
+def test_a_threshold_override_changes_the_depth_study() -> None:
+    # 0.8 and 0.85 sit between the thresholds: 2 of 3 pass at 0.7, none at 0.9.
+    assert _depth_pass_rates("0.7") == {
+        "depth 0": "66.7",
+        "depth 1": "33.3",
+        "note": "Pass: native score >= 0.70.",
+    }
+    assert _depth_pass_rates("0.9") == {
+        "depth 0": "0.0",
+        "depth 1": "0.0",
+        "note": "Pass: native score >= 0.90.",
+    }
 
 
 @pytest.mark.parametrize(
@@ -100,9 +210,8 @@ def test_binary_pass_rate_rejects_non_boolean() -> None:
     [
         lambda: pass_at_1([]),
         lambda: mean_score([]),
-        lambda: tcr_at([]),
+        lambda: pass_flags([]),
         lambda: rpr([]),
-        lambda: binary_pass_rate([]),
         lambda: rate_with_ci([]),
         lambda: mean_with_ci([]),
     ],

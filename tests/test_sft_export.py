@@ -6,8 +6,10 @@ import json
 import subprocess
 import sys
 
-from res_repro.env.grade import Grade
+from res_repro.env.grade import Grade, RubricItem
 from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.metrics import MetricSettings
+from res_repro.sft.export import export_chat_jsonl
 
 TOOL = {"name": "crm_get", "description": "Get a customer.", "input_schema": {"type": "object"}}
 MESSAGES = [
@@ -79,3 +81,15 @@ def test_include_scripted_keeps_scripted_episodes_labelled(tmp_path):
         ("gpt", False),
         ("oracle", True),
     ]
+
+
+def test_passed_means_the_benchmarks_success_rule(tmp_path):
+    # 4 of 5 rubric items: the verifier's all-items verdict failed it, TCR@80 counts it as completed.
+    record = _record("gpt", False, False)
+    record.benchmark = "workspace_bundled"
+    items = tuple(RubricItem(name=str(i), passed=i < 4) for i in range(5))
+    record.grade = Grade(score=0.8, passed=False, rubric=items)
+    out = tmp_path / "sft.jsonl"
+    assert export_chat_jsonl([record], out) == 1
+    assert json.loads(out.read_text())["metadata"]["passed"] is True
+    assert export_chat_jsonl([record], out, settings=MetricSettings(tcr_fraction=1.0)) == 0

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from res_repro.reporting.tables import Table
+from res_repro.reporting.tables import Table, latex_escape
 
 
 def _table() -> Table:
@@ -43,3 +43,20 @@ def test_row_length_is_checked():
 def test_write_makes_three_files(tmp_path):
     paths = _table().write(tmp_path, "t")
     assert sorted(p.name for p in paths) == ["t.csv", "t.md", "t.tex"]
+
+
+def test_latex_escapes_every_special_character():
+    table = Table(title="T\nsecond line", columns=["a"])
+    table.add_row(r"C:\dir ~/x a^2 & 50% $5 #1 f_x {y} p <1e-04 >0")
+    text = table.to_latex()
+    expected = (
+        r"C:\textbackslash{}dir \textasciitilde{}/x a\textasciicircum{}2 \& 50\% \$5 \#1 f\_x \{y\} "
+        r"p \textless{}1e-04 \textgreater{}0 \\"
+    )
+    assert expected in text.splitlines()
+    assert text.splitlines()[0] == "% T second line"
+
+
+def test_latex_escape_leaves_plain_text_and_escapes_backslash_once():
+    assert latex_escape("Pass@1 (scripted) 91.01") == "Pass@1 (scripted) 91.01"
+    assert latex_escape("\\{") == r"\textbackslash{}\{"

@@ -1,29 +1,70 @@
-"""Benchmark metrics of the RES paper, as fractions in [0, 1] (tables print them times 100).
+"""Every metric of the RES paper, defined once; tables, figures and the depth study all read them here.
 
-- Claw-Eval-Live: Pass@1 is the share of tasks with native score >= 0.80; Score is the mean native
-  score.
-- Workspace-Bench-Lite: TCR@80 is the share of tasks with at least 80% of their rubric items passed;
-  RPR is the passed rubric items pooled across tasks over all items pooled.
-- Terminal-Bench: Pass@1 is the share of tasks whose binary verifier passed.
+Values are fractions in [0, 1] (tables print them times 100). The thresholds come from the ``metrics``
+config group (``conf/metrics``) through :class:`MetricSettings`.
 
-Native scores must lie in [0, 1]. Thresholds are compared with a tolerance of ``TOLERANCE`` so that
-a value meant to equal the threshold but a rounding error below it (0.7999999999 from summing
-partial credits) still counts as reaching it.
+- Pass@1 (Claw-style, ``native``): the share of tasks whose native score reaches ``threshold`` (0.80).
+- Score (Claw-style): the mean native score.
+- TCR@80 (Workspace-style, ``rubric``): the share of tasks with at least ``tcr_fraction`` (80%) of their
+  rubric items passed; RPR: the passed rubric items pooled across tasks over all items pooled.
+- Pass@1 (Terminal-style, ``binary``): the share of tasks whose verifier passed.
+
+A benchmark's *style* picks its success rule (:func:`succeeded`): whether one episode counts as a success
+in a pass rate. Native scores must lie in [0, 1]. Thresholds are compared with a tolerance of
+``TOLERANCE`` so that a value meant to equal the threshold but a rounding error below it (0.7999999999
+from summing partial credits) still counts as reaching it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import fmean, stdev
+from typing import TYPE_CHECKING, Any
 
 from scipy import special
 
 from res_repro.evaluation.statistics import check_confidence, wilson_interval
 
+if TYPE_CHECKING:  # records are only read here; importing them would load the sandboxes
+    from res_repro.evaluation.episode import EpisodeRecord
+
 TOLERANCE = 1e-9
 """Slack allowed below a threshold when deciding whether a value reaches it."""
+
+BINARY, NATIVE, RUBRIC = "binary", "native", "rubric"
+
+BENCHMARK_STYLES: dict[str, str] = {
+    "terminal_bundled": BINARY,
+    "claw_bundled": NATIVE,
+    "claw_eval_live": NATIVE,
+    "workspace_bundled": RUBRIC,
+    "agentce": NATIVE,
+}
+"""The metric style of each registered benchmark; any other benchmark (a Harbor folder) is ``binary``."""
+
+
+@dataclass(frozen=True)
+class MetricSettings:
+    """Thresholds and interval settings: the ``metrics`` config group and the run's seed."""
+
+    threshold: float = 0.80
+    tcr_fraction: float = 0.80
+    confidence: float = 0.95
+    n_bootstrap: int = 10_000
+    seed: int = 0
+
+    @classmethod
+    def from_config(cls, metrics: Any, seed: int = 0) -> MetricSettings:
+        """Settings from a ``metrics`` config node (threshold, tcr_fraction, confidence, n_bootstrap)."""
+        return cls(
+            threshold=float(metrics.threshold),
+            tcr_fraction=float(metrics.tcr_fraction),
+            confidence=float(metrics.confidence),
+            n_bootstrap=int(metrics.n_bootstrap),
+            seed=int(seed),
+        )
 
 
 @dataclass(frozen=True)
@@ -80,14 +121,24 @@ def _outcomes(name: str, outcomes: Sequence[bool]) -> list[bool]:
     return [bool(outcome) for outcome in outcomes]
 
 
-def pass_at_1(scores: Sequence[float], threshold: float = 0.80) -> float:
-    """Claw-style Pass@1: the share of tasks whose native score reaches ``threshold``.
+def reaches(value: float, threshold: float) -> bool:
+    """Whether ``value`` reaches ``threshold``: ``value >= threshold - TOLERANCE``."""
+    return value >= threshold - TOLERANCE
 
-    A score counts as passing when ``score >= threshold - TOLERANCE``.
-    """
+
+# Native scores (Claw-style)
+
+
+def pass_flags(scores: Sequence[float], threshold: float = 0.80) -> list[bool]:
+    """Per task, whether its native score reaches ``threshold`` (Pass@1 before averaging)."""
     _check_fraction("threshold", threshold)
-    values = _native_scores(scores)
-    return sum(value >= threshold - TOLERANCE for value in values) / len(values)
+    return [reaches(value, threshold) for value in _native_scores(scores)]
+
+
+def pass_at_1(scores: Sequence[float], threshold: float = 0.80) -> float:
+    """Claw-style Pass@1: the share of tasks whose native score reaches ``threshold``."""
+    flags = pass_flags(scores, threshold)
+    return sum(flags) / len(flags)
 
 
 def mean_score(scores: Sequence[float]) -> float:
@@ -95,15 +146,19 @@ def mean_score(scores: Sequence[float]) -> float:
     return fmean(_native_scores(scores))
 
 
-def tcr_at(rubric: Sequence[tuple[int, int]], fraction: float = 0.80) -> float:
-    """Task completion rate (TCR@80 by default): the share of tasks with enough rubric items passed.
+# Rubric items (Workspace-style)
 
-    ``rubric`` holds ``(passed, total)`` per task; a task completes when
-    ``passed / total >= fraction - TOLERANCE``.
-    """
-    _check_fraction("fraction", fraction)
-    counts = _rubric_counts(rubric)
-    return sum(passed / total >= fraction - TOLERANCE for passed, total in counts) / len(counts)
+
+def rubric_counts(record: EpisodeRecord) -> tuple[int, int]:
+    """``(passed, total)`` rubric items of an episode; ``(0, 0)`` when ungraded or graded without items."""
+    items = record.grade.rubric if record.grade is not None else ()
+    return sum(item.passed for item in items), len(items)
+
+
+def rubric_share(record: EpisodeRecord) -> float:
+    """The share of an episode's rubric items that passed (0 without items)."""
+    passed, total = rubric_counts(record)
+    return passed / total if total else 0.0
 
 
 def rpr(rubric: Sequence[tuple[int, int]]) -> float:
@@ -115,10 +170,64 @@ def rpr(rubric: Sequence[tuple[int, int]]) -> float:
     return sum(passed for passed, _ in counts) / sum(total for _, total in counts)
 
 
-def binary_pass_rate(outcomes: Sequence[bool]) -> float:
-    """Terminal-style Pass@1: the share of tasks whose binary verifier passed."""
-    values = _outcomes("outcomes", outcomes)
-    return sum(values) / len(values)
+# Success rules: one episode, one verdict
+
+
+def verifier_passed(record: EpisodeRecord, settings: MetricSettings) -> bool:
+    """Terminal-style success: the binary verifier passed (an ungraded episode has not)."""
+    return record.passed
+
+
+def native_passed(record: EpisodeRecord, settings: MetricSettings) -> bool:
+    """Claw-style success (Pass@1): the native score reaches ``settings.threshold``."""
+    return reaches(record.score, settings.threshold)
+
+
+def rubric_completed(record: EpisodeRecord, settings: MetricSettings) -> bool:
+    """Workspace-style success (TCR): at least ``settings.tcr_fraction`` of the rubric items passed.
+
+    An episode without rubric items (ungraded, or a grader that wrote none) has not completed.
+    """
+    passed, total = rubric_counts(record)
+    return total > 0 and reaches(passed / total, settings.tcr_fraction)
+
+
+SuccessRule = Callable[["EpisodeRecord", MetricSettings], bool]
+
+SUCCESS_RULES: dict[str, SuccessRule] = {
+    BINARY: verifier_passed,
+    NATIVE: native_passed,
+    RUBRIC: rubric_completed,
+}
+"""The success rule of each style."""
+
+
+def benchmark_style(benchmark: str) -> str:
+    """The metric style of a benchmark (``binary`` for one not registered, such as a Harbor folder)."""
+    return BENCHMARK_STYLES.get(benchmark, BINARY)
+
+
+def succeeded(record: EpisodeRecord, settings: MetricSettings) -> bool:
+    """Whether an episode counts as a success under its benchmark's style and ``settings``."""
+    return SUCCESS_RULES[benchmark_style(record.benchmark)](record, settings)
+
+
+def success_description(benchmark: str, settings: MetricSettings) -> str:
+    """What counts as a success on ``benchmark`` under ``settings``, for a table's notes."""
+    style = benchmark_style(benchmark)
+    if style == NATIVE:
+        return f"native score >= {settings.threshold:.2f}"
+    if style == RUBRIC:
+        return f"at least {settings.tcr_fraction:.0%} of the rubric items passed"
+    return "the verifier passed"
+
+
+def success_flags(records: Sequence[EpisodeRecord], settings: MetricSettings) -> list[bool]:
+    """Per episode, :func:`succeeded`."""
+    return [succeeded(record, settings) for record in records]
+
+
+# Estimates with intervals
 
 
 def rate_with_ci(successes: Sequence[bool], confidence: float = 0.95) -> RateEstimate:
@@ -147,3 +256,16 @@ def mean_with_ci(values: Sequence[float], confidence: float = 0.95) -> RateEstim
     t = float(special.stdtrit(len(data) - 1, 0.5 + confidence / 2))
     half = t * stdev(data) / math.sqrt(len(data))
     return RateEstimate(value=mean, low=mean - half, high=mean + half, n=len(data))
+
+
+def pooled_rpr_with_ci(records: Sequence[EpisodeRecord], confidence: float = 0.95) -> RateEstimate:
+    """RPR over episodes with the Wilson interval of the pooled items; ``n`` counts items.
+
+    Episodes without rubric items add nothing to the pool; with no item at all the estimate is 0 of 0.
+    """
+    counts = [c for c in map(rubric_counts, records) if c[1] > 0]
+    if not counts:
+        return RateEstimate(0.0, 0.0, 0.0, 0)
+    passed, total = sum(p for p, _ in counts), sum(t for _, t in counts)
+    low, high = wilson_interval(passed, total, confidence)
+    return RateEstimate(rpr(counts), low, high, total)

@@ -2,6 +2,19 @@
 
 Each entry names its module and function; only the pipeline a run asks for is imported, so a table that
 draws no figure never loads matplotlib and only Table 2 loads torch.
+
+The modules form three tiers; a module imports only from its own tier or the ones above it:
+
+1. records: ``lineages`` (agents, tasks, scaled lineages, episodes), ``reporting`` (publishing a
+   result), ``paper`` (the paper's reported figures);
+2. views, shared reads of the records: ``reevaluation`` (every agent at every node), ``ablations`` (the
+   component ablations on a slice), ``budgets``, ``lineage_views``, ``cells`` (table cells) and
+   ``figure_views`` (figures that several results draw);
+3. results, one module per paper result registered below (``table1``, ``table3``, ``paper_figures``...).
+   No result imports another; what two results share moves down to a view.
+
+Every metric (Pass@1, TCR, Score, RPR, success rules) comes from :mod:`res_repro.evaluation.metrics`,
+with thresholds from the ``metrics`` config group.
 """
 
 from __future__ import annotations

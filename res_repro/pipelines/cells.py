@@ -1,5 +1,7 @@
-"""Table cells shared by the Table 3 and appendix pipelines: estimates with intervals, paired p-values,
-the paper's values, and the note saying which agents produced the numbers."""
+"""Table cells shared by the result pipelines: the metric settings of a run, estimates with intervals,
+paired p-values, the paper's values, and the note saying which agents produced the numbers.
+
+Every rate and flag behind these cells comes from :mod:`res_repro.evaluation.metrics`."""
 
 from __future__ import annotations
 
@@ -7,19 +9,31 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from omegaconf import DictConfig
+
 from res_repro.agents import Agent
-from res_repro.evaluation.metrics import TOLERANCE, mean_with_ci, rate_with_ci
+from res_repro.evaluation.metrics import MetricSettings, mean_with_ci, rate_with_ci
 from res_repro.evaluation.statistics import mcnemar_exact, paired_bootstrap
-from res_repro.evaluation.summary import MetricSettings
-from res_repro.pipelines.table1 import format_p
 
 NOT_RUN = "n/a (scripted)"
 """What a token cell says when every agent is scripted: no model is called, so there are no tokens."""
 
 
-def passes(scores: Sequence[float], threshold: float) -> list[bool]:
-    """Pass@1 flags: native score at or above ``threshold``."""
-    return [score >= threshold - TOLERANCE for score in scores]
+def metric_settings(cfg: DictConfig) -> MetricSettings:
+    """The run's metric settings: the ``metrics`` config group and the seed."""
+    return MetricSettings.from_config(cfg.metrics, cfg.seed)
+
+
+def pct(value: float) -> str:
+    """A fraction as a percentage with two decimals."""
+    return f"{100 * value:.2f}"
+
+
+def format_p(p: float | None, n_bootstrap: int) -> str:
+    """A p-value for a table; a bootstrap p of 0 is reported as below its resolution."""
+    if p is None:
+        return ""
+    return f"<{1 / n_bootstrap:.0e}" if p == 0 else f"{p:.3g}"
 
 
 def rate_cells(flags: Sequence[bool], confidence: float, scale: float = 100.0) -> list[str]:

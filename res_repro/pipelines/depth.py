@@ -1,5 +1,9 @@
 """RES by depth: agents' pass rate, turns and tool calls at each depth of the lineages, and the ablations.
 
+The pass rate is the benchmark's success rule (``metrics.succeeded``) under the ``metrics`` config
+group: Pass@1 at ``metrics.threshold`` on native scores, TCR at ``metrics.tcr_fraction`` on rubric items,
+the verifier's verdict on binary tasks.
+
 Depth d evaluates, for every seed task, its node at depth d, or its last node when the lineage stopped
 earlier (early-stopped finals are carried forward, as in the paper's historical means). Two ablations
 follow: the last environments with their composed dependencies and prerequisite work removed (Table 3A),
@@ -18,10 +22,18 @@ from omegaconf import DictConfig
 from res_repro.agents import Agent
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord
-from res_repro.evaluation.metrics import rate_with_ci
+from res_repro.evaluation.metrics import (
+    MetricSettings,
+    rate_with_ci,
+    succeeded,
+    success_description,
+    success_flags,
+)
 from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.pipelines.ablations import without_dependencies_task
 from res_repro.pipelines.budgets import historical_values
+from res_repro.pipelines.cells import agent_label, metric_settings
+from res_repro.pipelines.lineage_views import child_costs, termination_rates
 from res_repro.pipelines.lineages import (
     build_lineages,
     configured_agents,
@@ -29,9 +41,7 @@ from res_repro.pipelines.lineages import (
     make_scaler,
     run_requests,
 )
-from res_repro.pipelines.paper_figures import termination_rates
 from res_repro.pipelines.reporting import publish, write_episodes
-from res_repro.pipelines.table_a2 import child_costs
 from res_repro.reporting.figures import budget_curves, lineage_graph, proposer_cost
 from res_repro.reporting.tables import Table
 from res_repro.res.scaling import LineageResult
@@ -63,9 +73,13 @@ def conditions(
 
 
 def build_depth_table(
-    records: Mapping[tuple[str, str], Sequence[EpisodeRecord]], agents: Mapping[str, Agent], confidence: float
+    records: Mapping[tuple[str, str], Sequence[EpisodeRecord]],
+    agents: Mapping[str, Agent],
+    settings: MetricSettings,
+    benchmark: str,
 ) -> tuple[Table, dict[str, float]]:
     """One row per condition; per agent its pass rate (with CI), mean turns and mean tool calls."""
+    confidence = settings.confidence
     columns = ["condition", "n"]
     for key in agents:
         columns += [f"{key} pass (%)", f"{key} {confidence:.0%} CI", f"{key} turns", f"{key} tool calls"]
@@ -76,7 +90,7 @@ def build_depth_table(
         cells: list[object] = [condition, len(records[(next(iter(agents)), condition)])]
         for key in agents:
             mine = records[(key, condition)]
-            rate = rate_with_ci([r.passed for r in mine], confidence)
+            rate = rate_with_ci(success_flags(mine, settings), confidence)
             turns, calls = fmean(r.turns for r in mine), fmean(r.tool_calls for r in mine)
             cells += [
                 f"{100 * rate.value:.1f}",
@@ -87,9 +101,10 @@ def build_depth_table(
             slug = condition.replace(" ", "_").replace("/", "")
             logged.update({f"{key}.{slug}.pass_rate": rate.value, f"{key}.{slug}.tool_calls": calls})
         table.add_row(*cells)
-    kinds = ", ".join(f"{k} ({'scripted' if a.scripted else 'model'})" for k, a in agents.items())
+    kinds = ", ".join(agent_label(key, agent) for key, agent in agents.items())
     table.notes = [
         f"Agents: {kinds}. Scripted agents are deterministic programs, not models.",
+        f"Pass: {success_description(benchmark, settings)}.",
         "Depth d uses each seed's node at depth d, or its last node if its lineage stopped earlier.",
         f"'{WITHOUT_DEPENDENCIES}': the last environments rebuilt from E0 without the changes that "
         f"demand prerequisite work. '{WITHOUT_INHERITANCE}': every round extends E0 independently, "
@@ -114,9 +129,10 @@ def run_res_depth(cfg: DictConfig) -> Table:
     records: dict[tuple[str, str], list[EpisodeRecord]] = {}
     for request, record in zip(requests, flat, strict=True):
         records.setdefault((request.agent, request.environment), []).append(record)
-    table, metrics = build_depth_table(records, agents, cfg.metrics.confidence)
+    settings = metric_settings(cfg)
+    table, metrics = build_depth_table(records, agents, settings, cfg.benchmark.name)
     episodes = write_episodes(flat, Path(cfg.paths.output_dir) / "episodes.jsonl")
-    figures = depth_figures(cfg, records, agents, lineages)
+    figures = depth_figures(cfg, records, agents, lineages, settings)
     publish(cfg, table, "res_depth", metrics, extra=[episodes], figures=figures)
     return table
 
@@ -126,12 +142,13 @@ def depth_figures(
     records: Mapping[tuple[str, str], Sequence[EpisodeRecord]],
     agents: Mapping[str, Agent],
     lineages: Sequence[LineageResult],
+    settings: MetricSettings,
 ) -> dict[str, Figure]:
     """Historical means by budget with termination rates (as Figure 4), proposer cost (Figure 5) and
     the deepest lineage's graph (Figure 6)."""
     benchmark = cfg.benchmark.name
     budgets = range(cfg.scaling.depth_cap + 1)
-    measures = {"pass rate (%)": lambda r: 100.0 * r.passed, "turns": lambda r: r.turns}
+    measures = {"pass rate (%)": lambda r: 100.0 * succeeded(r, settings), "turns": lambda r: r.turns}
     measures["tool calls"] = lambda r: r.tool_calls
     panels = {
         label: {

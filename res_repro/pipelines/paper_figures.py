@@ -13,15 +13,19 @@ from matplotlib.figure import Figure
 from omegaconf import DictConfig
 
 from res_repro.pipelines.ablations import ablation_records
-from res_repro.pipelines.budgets import historical_values, retained
-from res_repro.pipelines.cells import agent_label, agent_note, passes
+from res_repro.pipelines.cells import agent_label, agent_note, metric_settings
+from res_repro.pipelines.figure_views import (
+    ablation_dumbbells,
+    budget_figure,
+    budget_panels,
+    caps_figure,
+    measure_chains,
+    per_budget,
+)
+from res_repro.pipelines.lineage_views import child_costs
 from res_repro.pipelines.reevaluation import DepthRecords, depth_records
 from res_repro.pipelines.reporting import publish
-from res_repro.pipelines.table3c import caps_figure
-from res_repro.pipelines.table_a2 import child_costs
-from res_repro.pipelines.table_a5 import ablation_dumbbells
 from res_repro.reporting.figures import (
-    PerBudget,
     budget_curves,
     budget_distributions,
     current_vs_historical,
@@ -35,16 +39,6 @@ FIGURE6_DEPTH = 3
 """Figure 6 shows E0..E3 of a lineage, as in the paper's example."""
 
 
-def _chains(cfg: DictConfig, data: DepthRecords, key: str, measure: str) -> list[list[float]]:
-    """Per seed, one value per node: ``pass`` and ``score`` on a 0-100 scale, demand as counted."""
-    if measure == "pass":
-        return [
-            [100.0 * f for f in passes(chain, cfg.metrics.threshold)] for chain in data.measured(key, "score")
-        ]
-    scale = {"score": 100.0, "tokens": 1e-6}.get(measure, 1.0)
-    return [[scale * v for v in chain] for chain in data.measured(key, measure)]
-
-
 def _added_nodes(lineages: list[LineageResult]) -> list[list[float]]:
     """Per seed, the reference-graph nodes each state adds over E0."""
     return [
@@ -56,58 +50,11 @@ def _added_nodes(lineages: list[LineageResult]) -> list[list[float]]:
     ]
 
 
-def _per_budget(chains: list[list[float]], budgets: range, historical: bool) -> dict[int, list[float]]:
-    if historical:
-        return {d: historical_values(chains, d) for d in budgets}
-    return {d: [retained(chain, d) for chain in chains] for d in budgets}
-
-
-def _measures(data: DepthRecords) -> dict[str, str]:
-    """Panel label -> measure; tokens only when some agent is a model (scripted agents have none)."""
-    labels = {"Pass@1 (%)": "pass", "Score (0-100)": "score", "turns": "turns", "tool calls": "tool calls"}
-    if not all(agent.scripted for agent in data.agents.values()):
-        labels["tokens (M)"] = "tokens"
-    return labels
-
-
-def _panels(cfg: DictConfig, data: DepthRecords, historical: bool) -> dict[str, PerBudget]:
-    budgets = range(cfg.scaling.depth_cap + 1)
-    return {
-        label: {
-            agent_label(key, agent): _per_budget(_chains(cfg, data, key, measure), budgets, historical)
-            for key, agent in data.agents.items()
-        }
-        for label, measure in _measures(data).items()
-    }
-
-
-def termination_rates(lineages: list[LineageResult]) -> dict[str, dict[int, float]]:
-    """Per stop reason, the share of chains reaching depth d that stop there."""
-    depths = [lineage.last.manifest.depth for lineage in lineages]
-    rates: dict[str, dict[int, float]] = {}
-    for lineage, depth in zip(lineages, depths, strict=True):
-        reached = sum(d >= depth for d in depths)
-        by_depth = rates.setdefault(lineage.stop_reason, {})
-        by_depth[depth] = by_depth.get(depth, 0.0) + 1 / reached
-    return rates
-
-
-def budget_figure(cfg: DictConfig, data: DepthRecords, *, historical: bool) -> Figure:
-    """Figure 4 (historical means, termination rates) or Figure A1 (current retained states)."""
-    name = "Figure 4: historical means" if historical else "Figure A1: current retained states"
-    return budget_curves(
-        _panels(cfg, data, historical),
-        title=f"{name} by depth budget ({cfg.benchmark.name}; lines: means, shading: IQR)",
-        limits={"turns": cfg.agent_loop.max_turns},
-        termination=termination_rates(data.lineages) if historical else None,
-    )
-
-
 def figure2(cfg: DictConfig, data: DepthRecords) -> Figure:
     """Figure 2: historical means of performance, demand and added reference nodes per budget."""
-    panels = _panels(cfg, data, historical=True)
+    panels = budget_panels(cfg, data, historical=True)
     budgets = range(cfg.scaling.depth_cap + 1)
-    panels["added reference nodes"] = {"lineages": _per_budget(_added_nodes(data.lineages), budgets, True)}
+    panels["added reference nodes"] = {"lineages": per_budget(_added_nodes(data.lineages), budgets, True)}
     return budget_curves(
         panels, title=f"Figure 2: environment scaling and execution demand ({cfg.benchmark.name}, historical)"
     )
@@ -119,8 +66,8 @@ def figure_a2(cfg: DictConfig, data: DepthRecords) -> Figure:
     panels = {
         label: {
             agent_label(key, agent): (
-                _per_budget(_chains(cfg, data, key, measure), budgets, False),
-                _per_budget(_chains(cfg, data, key, measure), budgets, True),
+                per_budget(measure_chains(cfg, data, key, measure), budgets, False),
+                per_budget(measure_chains(cfg, data, key, measure), budgets, True),
             )
             for key, agent in data.agents.items()
         }
@@ -136,7 +83,7 @@ def figure_a3(cfg: DictConfig, data: DepthRecords) -> Figure:
     budgets = [b for b in cfg.sweep.budgets if b <= cfg.scaling.depth_cap]
     panels = {
         label: series
-        for label, series in _panels(cfg, data, historical=True).items()
+        for label, series in budget_panels(cfg, data, historical=True).items()
         if label in ("turns", "tool calls", "tokens (M)")
     }
     return budget_distributions(
@@ -192,7 +139,7 @@ def run_figures(cfg: DictConfig) -> Table:
     figures[f"figA5_{target}"] = ablation_dumbbells(cfg, ablations, target)
     shown[f"figA5_{target}"] = (
         "per-task scores, full RES control (filled) vs ablation (hollow), "
-        f"{100 * cfg.metrics.threshold:.0f}-point threshold dashed"
+        f"{100 * metric_settings(cfg).threshold:.0f}-point threshold dashed"
     )
     table = Table(title=f"Figures ({cfg.benchmark.name})", columns=["figure", "files", "shows"])
     for name in sorted(figures):

@@ -28,14 +28,14 @@ def tokens(record: EpisodeRecord) -> float:
 
 
 MEASURES: dict[str, Measure] = {
-    "pass": lambda r: float(r.passed),
     "score": lambda r: r.score,
     "turns": lambda r: float(r.turns),
     "tool calls": lambda r: float(r.tool_calls),
     "tokens": tokens,
     "wall seconds": lambda r: r.wall_seconds,
 }
-"""Per-episode measurements that budgets average, by name."""
+"""Per-episode measurements that budgets average, by name. Pass@1 is not one: it is a verdict on the
+score under the configured threshold (``metrics.pass_flags``), applied after the lookup."""
 
 
 @dataclass
@@ -67,6 +67,11 @@ class DepthRecords:
     def historical(self, agent: str, measure: str, budget: int) -> list[float]:
         """Per seed, its historical mean of the measurement at ``budget``."""
         return historical_values(self.measured(agent, measure), budget)
+
+
+def depth_caps(cfg: DictConfig) -> list[int]:
+    """The swept caps (``sweep.depth_caps``) that the configured scaling cap covers, in increasing order."""
+    return sorted({int(c) for c in cfg.sweep.depth_caps if c <= cfg.scaling.depth_cap})
 
 
 def depth_records(cfg: DictConfig) -> DepthRecords:

@@ -14,8 +14,10 @@ from omegaconf import DictConfig
 
 from res_repro.agents import Agent
 from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.metrics import MetricSettings
 from res_repro.evaluation.runner import EpisodeRequest
-from res_repro.evaluation.summary import MetricSettings, metrics_for
+from res_repro.evaluation.summary import metrics_for
+from res_repro.pipelines.cells import format_p, metric_settings, pct
 from res_repro.pipelines.lineages import (
     build_lineages,
     configured_agents,
@@ -28,24 +30,6 @@ from res_repro.pipelines.reporting import publish, write_episodes
 from res_repro.reporting.tables import Table
 
 ORIGINAL, RES = "original", "+RES"
-
-
-def pct(value: float) -> str:
-    """A fraction as a percentage with two decimals."""
-    return f"{100 * value:.2f}"
-
-
-def format_p(p: float | None, n_bootstrap: int) -> str:
-    """A p-value for a table; a bootstrap p of 0 is reported as below its resolution."""
-    if p is None:
-        return ""
-    return f"<{1 / n_bootstrap:.0e}" if p == 0 else f"{p:.3g}"
-
-
-def metric_settings(cfg: DictConfig) -> MetricSettings:
-    """Metric settings from the config."""
-    m = cfg.metrics
-    return MetricSettings(m.threshold, m.tcr_fraction, m.confidence, m.n_bootstrap, cfg.seed)
 
 
 def _display(agent: Agent, models: Mapping[str, object]) -> tuple[str, str]:

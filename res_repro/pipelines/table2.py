@@ -20,8 +20,10 @@ from omegaconf import DictConfig
 from res_repro.agents import SCRIPTED_AGENTS, Agent
 from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.metrics import MetricSettings, success_description
 from res_repro.evaluation.runner import EpisodeRequest
-from res_repro.evaluation.summary import MetricSettings, metrics_for
+from res_repro.evaluation.summary import metrics_for
+from res_repro.pipelines.cells import metric_settings, pct
 from res_repro.pipelines.lineages import (
     build_lineages,
     configured_agents,
@@ -31,7 +33,6 @@ from res_repro.pipelines.lineages import (
 )
 from res_repro.pipelines.paper import paper_rows
 from res_repro.pipelines.reporting import publish, write_episodes
-from res_repro.pipelines.table1 import metric_settings, pct
 from res_repro.reporting.tables import Table
 from res_repro.res.scaling import LineageResult
 from res_repro.sft.collect import (
@@ -119,6 +120,7 @@ def export_conditions(
             path,
             only_passed=collection.only_passed,
             include_scripted=collection.include_scripted,
+            settings=metric_settings(cfg),
         )
         files[condition] = path
     return files
@@ -233,11 +235,13 @@ def table2_notes(
     scripted = sorted({a for s in summaries.values() for a, is_s in s.scripted.items() if is_s})
     steps = "/".join(str(n) for n in sorted({result.steps for result in training.values()}))
     start = "a tiny randomly initialised Qwen2-style model" if sft.init == "tiny" else f"{sft.model_path}"
+    rule = success_description(cfg.benchmark.name, metric_settings(cfg))
+    passed = f"passed ({rule}) " if sft.collection.only_passed else ""
     notes = [
         f"Trajectories: the teachers ({', '.join(sft.collection.teachers)}) attempt every seed task's "
         "original environment (for SFT without RES) and every RES environment of its lineage at depth >= 1 "
         "(for SFT with RES); "
-        f"{'passed ' if sft.collection.only_passed else ''}trajectories (pool in brackets) are downsampled "
+        f"{passed}trajectories (pool in brackets) are downsampled "
         f"with seed {cfg.seed} to {count} per condition. The paper uses 8428 per condition.",
         f"Both models start from {start} with seed {cfg.seed}, {count} samples and {steps} optimizer steps: "
         f"peak LR {train.learning_rate:g}, {train.epochs:g} epoch(s), batch {train.per_device_batch_size} x "
@@ -282,7 +286,10 @@ def run_table2(cfg: DictConfig) -> Table:
     by_condition, episodes = collect(cfg, lineages, teachers)
     collection = cfg.sft.collection
     pools = trainable_pools(
-        by_condition, only_passed=collection.only_passed, include_scripted=collection.include_scripted
+        by_condition,
+        only_passed=collection.only_passed,
+        include_scripted=collection.include_scripted,
+        settings=metric_settings(cfg),
     )
     selected = balance(pools, collection.per_condition, cfg.seed)
     summaries = {condition: summarise(selected[condition], len(pools[condition])) for condition in pools}

@@ -14,6 +14,7 @@ from typing import Any
 
 from omegaconf import DictConfig
 
+from res_repro.evaluation.metrics import mean_score, pass_at_1, pass_flags
 from res_repro.pipelines.ablations import (
     CONTROLS,
     LABELS,
@@ -28,13 +29,12 @@ from res_repro.pipelines.cells import (
     bootstrap_cell,
     mcnemar_cell,
     mean_cells,
+    metric_settings,
     paper_cell,
-    passes,
     rate_cells,
 )
 from res_repro.pipelines.paper import paper_values
 from res_repro.pipelines.reporting import publish
-from res_repro.pipelines.table1 import metric_settings
 from res_repro.reporting.tables import Table
 
 
@@ -92,8 +92,8 @@ def build_component_table(
             scores = [r.score for r in records]
             control = data.records.get((key, CONTROLS[condition]))
             control_scores = [r.score for r in control] if control else None
-            flags = passes(scores, settings.threshold)
-            control_flags = passes(control_scores, settings.threshold) if control_scores else None
+            flags = pass_flags(scores, settings.threshold)
+            control_flags = pass_flags(control_scores, settings.threshold) if control_scores else None
             table.add_row(
                 agent_label(key, data.agents[key]),
                 LABELS[condition],
@@ -106,8 +106,8 @@ def build_component_table(
                 bootstrap_cell(control_scores, scores, settings),
                 paper_cell(reported.get(condition), "score"),
             )
-            logged[f"{key}.{condition}.pass_at_1"] = sum(flags) / len(flags)
-            logged[f"{key}.{condition}.score"] = sum(scores) / len(scores)
+            logged[f"{key}.{condition}.pass_at_1"] = pass_at_1(scores, settings.threshold)
+            logged[f"{key}.{condition}.score"] = mean_score(scores)
     table.notes = [
         agent_note(data.agents),
         "One attempt per agent per environment. Pass@1: native score >= "

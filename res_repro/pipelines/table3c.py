@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from statistics import fmean
 
-from matplotlib.figure import Figure
 from omegaconf import DictConfig
 
+from res_repro.evaluation.metrics import mean_score, pass_at_1, pass_flags
 from res_repro.pipelines.cells import (
     PERCENT,
     agent_label,
@@ -20,19 +20,13 @@ from res_repro.pipelines.cells import (
     bootstrap_cell,
     mcnemar_cell,
     mean_cells,
-    passes,
+    metric_settings,
     rate_cells,
 )
-from res_repro.pipelines.reevaluation import DepthRecords, depth_records
+from res_repro.pipelines.figure_views import caps_figure
+from res_repro.pipelines.reevaluation import DepthRecords, depth_caps, depth_records
 from res_repro.pipelines.reporting import publish
-from res_repro.pipelines.table1 import metric_settings
-from res_repro.reporting.figures import caps_curves
 from res_repro.reporting.tables import Table
-
-
-def depth_caps(cfg: DictConfig) -> list[int]:
-    """The swept caps that the configured scaling cap covers, in increasing order."""
-    return sorted({int(c) for c in cfg.sweep.depth_caps if c <= cfg.scaling.depth_cap})
 
 
 def build_table3c(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str, float]]:
@@ -49,19 +43,19 @@ def build_table3c(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str,
         reference = data.current(key, "score", control)
         for cap in caps:
             scores = data.current(key, "score", cap)
-            flags = passes(scores, settings.threshold)
+            flags = pass_flags(scores, settings.threshold)
             table.add_row(
                 agent_label(key, agent),
                 cap,
                 len(scores),
                 f"{fmean(min(cap, d) for d in data.depths):.2f}",
                 *rate_cells(flags, settings.confidence),
-                mcnemar_cell(passes(reference, settings.threshold) if cap != control else None, flags),
+                mcnemar_cell(pass_flags(reference, settings.threshold) if cap != control else None, flags),
                 *mean_cells(scores, settings.confidence, scale=100, bounds=PERCENT),
                 bootstrap_cell(reference if cap != control else None, scores, settings),
             )
-            logged[f"{key}.cap_{cap}.pass_at_1"] = sum(flags) / len(flags)
-            logged[f"{key}.cap_{cap}.score"] = fmean(scores)
+            logged[f"{key}.cap_{cap}.pass_at_1"] = pass_at_1(scores, settings.threshold)
+            logged[f"{key}.cap_{cap}.score"] = mean_score(scores)
     table.notes = [
         agent_note(data.agents),
         f"Cap c evaluates each seed's last accepted environment at depth <= c (stopped lineages keep their "
@@ -70,21 +64,6 @@ def build_table3c(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str,
         "so there is no paper column; Figure A4 plots the same rows.",
     ]
     return table, logged
-
-
-def caps_figure(cfg: DictConfig, data: DepthRecords) -> Figure:
-    """Figure A4: Pass@1 and Score per depth cap, one line pair per agent."""
-    caps = depth_caps(cfg)
-    series = {
-        agent_label(key, agent): {
-            "Pass@1": [
-                100 * fmean(passes(data.current(key, "score", c), cfg.metrics.threshold)) for c in caps
-            ],
-            "Score": [100 * fmean(data.current(key, "score", c)) for c in caps],
-        }
-        for key, agent in data.agents.items()
-    }
-    return caps_curves(caps, series, title=f"Figure A4 ({cfg.benchmark.name}): performance across depth caps")
 
 
 def run_table3c(cfg: DictConfig) -> Table:

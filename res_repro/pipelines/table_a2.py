@@ -12,13 +12,13 @@ from typing import Any
 import numpy as np
 from omegaconf import DictConfig
 
-from res_repro.pipelines.cells import mean_cells, paper_cell
+from res_repro.pipelines.cells import mean_cells, metric_settings, paper_cell
+from res_repro.pipelines.lineage_views import child_costs
 from res_repro.pipelines.lineages import build_lineages, configured_tasks
 from res_repro.pipelines.paper import paper_values
 from res_repro.pipelines.reporting import publish
 from res_repro.reporting.figures import proposer_cost
 from res_repro.reporting.tables import Table
-from res_repro.res.scaling import LineageResult
 
 QUANTITIES = {
     "outer_executions": ("Outer proposer executions", 3, lambda c: float(c.get("executions", 0))),
@@ -31,15 +31,6 @@ QUANTITIES = {
 }
 """Each row of the table: its paper key, its label, its decimals, and how to read it from a manifest's
 proposer cost."""
-
-
-def child_costs(lineages: Sequence[LineageResult]) -> list[dict[str, Any]]:
-    """The proposer cost of every accepted child (every node below the root), with its depth."""
-    return [
-        {**node.manifest.proposer, "depth": node.manifest.depth}
-        for lineage in lineages
-        for node in lineage.nodes[1:]
-    ]
 
 
 def build_table_a2(
@@ -81,7 +72,7 @@ def run_table_a2(cfg: DictConfig) -> Table:
     table, metrics = build_table_a2(
         costs,
         proposer=cfg.scaling.proposer.kind,
-        confidence=cfg.metrics.confidence,
+        confidence=metric_settings(cfg).confidence,
         benchmark=cfg.benchmark.name,
     )
     figures = {}

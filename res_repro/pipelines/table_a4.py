@@ -12,6 +12,7 @@ from statistics import fmean
 
 from omegaconf import DictConfig
 
+from res_repro.evaluation.metrics import pass_flags
 from res_repro.pipelines.budgets import continuing, historical_values, reach
 from res_repro.pipelines.cells import (
     NOT_RUN,
@@ -20,14 +21,13 @@ from res_repro.pipelines.cells import (
     agent_note,
     bootstrap_cell,
     mean_cells,
+    metric_settings,
     paper_cell,
-    passes,
 )
+from res_repro.pipelines.figure_views import budget_figure
 from res_repro.pipelines.paper import paper_values
-from res_repro.pipelines.paper_figures import budget_figure
 from res_repro.pipelines.reevaluation import DepthRecords, depth_records
 from res_repro.pipelines.reporting import publish
-from res_repro.pipelines.table1 import metric_settings
 from res_repro.reporting.tables import Table
 
 PAPER_KEYS = ("pass_count", "score", "turns", "tools", "tokens_m")
@@ -46,7 +46,7 @@ def build_table_a4(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str
     logged: dict[str, float] = {}
     for key, agent in data.agents.items():
         passed = [
-            [float(f) for f in passes(chain, settings.threshold)] for chain in data.measured(key, "score")
+            [float(f) for f in pass_flags(chain, settings.threshold)] for chain in data.measured(key, "score")
         ]
         base_score = data.historical(key, "score", 0)
         for d in range(data.max_depth + 1):
@@ -58,7 +58,7 @@ def build_table_a4(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str
                 d,
                 reach(depths, d),
                 continuing(depths, d),
-                f"{sum(passes(data.current(key, 'score', d), settings.threshold))}/{n}",
+                f"{sum(pass_flags(data.current(key, 'score', d), settings.threshold))}/{n}",
                 *mean_cells(historical_pass, settings.confidence, scale=100, bounds=PERCENT),
                 *mean_cells(score, settings.confidence, scale=100, bounds=PERCENT),
                 bootstrap_cell(base_score if d else None, score, settings),

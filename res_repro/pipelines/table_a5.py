@@ -7,9 +7,9 @@ reported rows, labelled as the paper's (its tasks are not ours).
 
 from __future__ import annotations
 
-from matplotlib.figure import Figure
 from omegaconf import DictConfig
 
+from res_repro.evaluation.metrics import mean_score, pass_flags
 from res_repro.pipelines.ablations import (
     CONTROLS,
     LABELS,
@@ -17,11 +17,17 @@ from res_repro.pipelines.ablations import (
     ablation_records,
     write_ablation_episodes,
 )
-from res_repro.pipelines.cells import PERCENT, agent_label, agent_note, bootstrap_cell, mean_cells, passes
+from res_repro.pipelines.cells import (
+    PERCENT,
+    agent_label,
+    agent_note,
+    bootstrap_cell,
+    mean_cells,
+    metric_settings,
+)
+from res_repro.pipelines.figure_views import ablation_dumbbells
 from res_repro.pipelines.paper import paper_values
 from res_repro.pipelines.reporting import publish
-from res_repro.pipelines.table1 import metric_settings
-from res_repro.reporting.figures import dumbbells
 from res_repro.reporting.tables import Table
 
 PAPER_SOURCE = "paper (DeepSeek-V4.1-Flash)"
@@ -49,14 +55,14 @@ def build_table_a5(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
         ]
         table.add_row(_kind(data, key), "mean", "", *(m[0] for m in means))
         table.add_row(_kind(data, key), f"{settings.confidence:.0%} CI", "", *(m[1] for m in means))
-        counts = [sum(passes(scores[c], settings.threshold)) for c in data.conditions]
+        counts = [sum(pass_flags(scores[c], settings.threshold)) for c in data.conditions]
         table.add_row(_kind(data, key), f"score >= {100 * settings.threshold:.0f}", "", *counts)
         p_values = [
             bootstrap_cell(scores.get(CONTROLS[c]) if c in CONTROLS else None, scores[c], settings)
             for c in data.conditions
         ]
         table.add_row(_kind(data, key), "paired p vs control", "", *p_values)
-        logged.update({f"{key}.{c}.score": sum(v) / len(v) for c, v in scores.items()})
+        logged.update({f"{key}.{c}.score": mean_score(v) for c, v in scores.items()})
     for row in paper_values()["table_a5_per_task_scores"]:
         table.add_row(
             PAPER_SOURCE,
@@ -73,27 +79,6 @@ def build_table_a5(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
         f"Rows marked '{PAPER_SOURCE}' are the paper's reported tasks (6 of its 15); they are not ours.",
     ]
     return table, logged
-
-
-def ablation_dumbbells(cfg: DictConfig, data: AblationRecords, agent: str) -> Figure:
-    """Figure A5 for one agent: per-task scores, full RES control (filled) vs ablation (hollow)."""
-    pairs = [(c, CONTROLS[c]) for c in ("without_dependencies", "without_inheritance", "basic_library")]
-    panels = [
-        (
-            LABELS[control],
-            LABELS[ablation],
-            [100 * r.score for r in data.records[(agent, control)]],
-            [100 * r.score for r in data.records[(agent, ablation)]],
-        )
-        for ablation, control in pairs
-        if ablation in data.conditions
-    ]
-    return dumbbells(
-        data.tasks,
-        panels,
-        threshold=100 * cfg.metrics.threshold,
-        title=f"Figure A5, {agent_label(agent, data.agents[agent])}: per-task effect of each intervention",
-    )
 
 
 def run_table_a5(cfg: DictConfig) -> Table:

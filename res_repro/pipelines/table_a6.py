@@ -17,11 +17,18 @@ from res_repro.pipelines.ablations import (
     ablation_records,
     write_ablation_episodes,
 )
-from res_repro.pipelines.cells import NOT_RUN, agent_label, agent_note, bootstrap_cell, mean_cells, paper_cell
+from res_repro.pipelines.cells import (
+    NOT_RUN,
+    agent_label,
+    agent_note,
+    bootstrap_cell,
+    mean_cells,
+    metric_settings,
+    paper_cell,
+)
 from res_repro.pipelines.paper import paper_values
 from res_repro.pipelines.reevaluation import tokens
 from res_repro.pipelines.reporting import publish
-from res_repro.pipelines.table1 import metric_settings
 from res_repro.reporting.tables import Table
 
 

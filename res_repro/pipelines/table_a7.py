@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from omegaconf import DictConfig
 
+from res_repro.evaluation.metrics import pass_flags
 from res_repro.pipelines.ablations import (
     CONTROLS,
     LABELS,
@@ -15,7 +16,14 @@ from res_repro.pipelines.ablations import (
     ablation_records,
     write_ablation_episodes,
 )
-from res_repro.pipelines.cells import agent_label, agent_note, mcnemar_cell, paper_cell, passes, rate_cells
+from res_repro.pipelines.cells import (
+    agent_label,
+    agent_note,
+    mcnemar_cell,
+    metric_settings,
+    paper_cell,
+    rate_cells,
+)
 from res_repro.pipelines.paper import paper_values
 from res_repro.pipelines.reporting import publish
 from res_repro.reporting.tables import Table
@@ -28,13 +36,13 @@ def tau_key(tau: float) -> str:
 
 def threshold_counts(scores: list[float], thresholds: list[float]) -> dict[float, int]:
     """How many scores reach each threshold."""
-    return {tau: sum(passes(scores, tau)) for tau in thresholds}
+    return {tau: sum(pass_flags(scores, tau)) for tau in thresholds}
 
 
 def build_table_a7(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[str, float]]:
     """Rows per (agent, condition); per threshold the count k/n, its interval, McNemar p, the paper's."""
     thresholds = sorted(float(t) for t in cfg.sweep.thresholds)
-    confidence = cfg.metrics.confidence
+    confidence = metric_settings(cfg).confidence
     columns = ["agent", "condition", "n"]
     for tau in thresholds:
         columns += [f"tau={tau:.2f}", f"{confidence:.0%} CI (%)", "McNemar p", "paper"]
@@ -47,8 +55,8 @@ def build_table_a7(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
             control = data.records.get((key, CONTROLS.get(condition, "")))
             cells: list[object] = [agent_label(key, data.agents[key]), LABELS[condition], len(scores)]
             for tau, count in threshold_counts(scores, thresholds).items():
-                flags = passes(scores, tau)
-                reference = passes([r.score for r in control], tau) if control else None
+                flags = pass_flags(scores, tau)
+                reference = pass_flags([r.score for r in control], tau) if control else None
                 paper = paper_cell(reported.get(condition), tau_key(tau))
                 cells += [
                     f"{count}/{len(scores)}",

@@ -7,11 +7,31 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}"}
+LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+}
+"""Characters LaTeX reads as commands in running text, and what prints them literally. ``<`` and ``>``
+print as other glyphs under the default OT1 font encoding (a bootstrap p of ``<1e-04``)."""
 
 
-def _latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
+def latex_escape(text: str) -> str:
+    """``text`` with every LaTeX special character replaced by what prints it literally.
+
+    Characters are replaced one at a time, so the braces a replacement adds (``\\textbackslash{}``) are
+    never escaped again.
+    """
+    return "".join(LATEX_SPECIAL.get(char, char) for char in text)
 
 
 @dataclass
@@ -49,10 +69,11 @@ class Table:
     def to_latex(self) -> str:
         """A booktabs ``tabular`` with the title as a comment."""
         spec = "l" * len(self.columns)
-        lines = [f"% {self.title}", rf"\begin{{tabular}}{{{spec}}}", r"\toprule"]
-        lines.append(" & ".join(_latex_escape(c) for c in self.columns) + r" \\")
+        title = " ".join(self.title.splitlines())  # a line break would end the comment
+        lines = [f"% {title}", rf"\begin{{tabular}}{{{spec}}}", r"\toprule"]
+        lines.append(" & ".join(latex_escape(c) for c in self.columns) + r" \\")
         lines.append(r"\midrule")
-        lines += [" & ".join(_latex_escape(c) for c in row) + r" \\" for row in self.rows]
+        lines += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in self.rows]
         lines += [r"\bottomrule", r"\end{tabular}"]
         return "\n".join(lines) + "\n"
 

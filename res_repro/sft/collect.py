@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.metrics import MetricSettings
 from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.res.scaling import LineageResult
 from res_repro.sft.export import trainable
@@ -52,12 +53,18 @@ def split_by_condition(
 
 
 def trainable_pools(
-    records: Mapping[str, Sequence[EpisodeRecord]], *, only_passed: bool, include_scripted: bool
+    records: Mapping[str, Sequence[EpisodeRecord]],
+    *,
+    only_passed: bool,
+    include_scripted: bool,
+    settings: MetricSettings | None = None,
 ) -> dict[str, list[EpisodeRecord]]:
-    """Per condition, the records worth training on."""
+    """Per condition, the records worth training on (passed under ``settings``, when ``only_passed``)."""
     return {
         condition: [
-            r for r in mine if trainable(r, only_passed=only_passed, include_scripted=include_scripted)
+            r
+            for r in mine
+            if trainable(r, only_passed=only_passed, include_scripted=include_scripted, settings=settings)
         ]
         for condition, mine in records.items()
     }
