@@ -55,7 +55,8 @@ def test_load_tasks_from_a_folder_is_sorted(tmp_path):
     [
         ('[verifier]\ntimeout_sec = "soon"\n', "field 'verifier.timeout_sec'"),
         ("[verifier]\ntimeout_sec = -1\n", "field 'verifier.timeout_sec'"),
-        ("[enviroment]\ncpus = 1\n", "field 'enviroment': unknown table"),
+        ('[environment]\nnetwork_mode = "sometimes"\n', "field 'environment.network_mode'"),
+        ("[[steps]]\nname = 'one'\n", "field 'steps'"),
         ("[environment]\nallow_internet = 'maybe'\n", "field 'environment.allow_internet'"),
         ("[task\nname = 1\n", "not valid TOML"),
     ],

@@ -6,7 +6,14 @@ import errno
 from pathlib import Path
 from typing import Any
 
-from res_repro.env.formats.harbor.task_file import ENVIRONMENT_DIR, SOLUTION_SCRIPT, workspace_dir
+from res_repro.env.errors import TaskFormatError
+from res_repro.env.formats.harbor.schema import NetworkMode
+from res_repro.env.formats.harbor.task_file import (
+    CONFIG_FILE,
+    ENVIRONMENT_DIR,
+    SOLUTION_SCRIPT,
+    workspace_dir,
+)
 from res_repro.env.formats.harbor.verifier import run_verifier
 from res_repro.env.grade import Grade
 from res_repro.env.outcome import AgentOutcome, StopReason
@@ -57,13 +64,24 @@ TERMINAL_TOOLS = (
 
 
 def sandbox_spec_for(task: Task) -> SandboxSpec:
-    """Translate a Harbor task's [environment] table into a sandbox specification."""
+    """Translate a Harbor task's [environment] table into a sandbox specification.
+
+    An allowlist network policy is refused: neither backend can limit the network to some hosts.
+    """
     env = task.config.environment
+    if env.network is NetworkMode.ALLOWLIST:
+        raise TaskFormatError(
+            task.path / CONFIG_FILE,
+            "environment.network_mode",
+            "'allowlist' cannot be enforced by the local or docker sandbox; "
+            "expected 'public' or 'no-network'",
+        )
+    environment_dir = task.path / ENVIRONMENT_DIR
     return SandboxSpec(
         workspace=workspace_dir(task),
-        environment_dir=task.path / ENVIRONMENT_DIR,
+        environment_dir=environment_dir if environment_dir.is_dir() else None,
         docker_image=env.docker_image,
-        allow_network=env.allow_internet,
+        allow_network=env.network is NetworkMode.PUBLIC,
         cpus=env.cpus,
         memory_mb=env.memory_mb,
     )
@@ -142,7 +160,7 @@ class TerminalEnvironment:
         self.sandbox.put_dir(self.task.path / Path(SOLUTION_SCRIPT).parent, SOLUTION_DIR)
         result = self.sandbox.exec(
             f"bash {SOLUTION_DIR}/solve.sh",
-            timeout=self.task.config.solution.timeout_sec,
+            timeout=self.task.config.solution_timeout_sec,
             cwd=APP_DIR,
             env=self.task.config.solution.env,
         )

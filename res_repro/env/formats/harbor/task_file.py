@@ -11,15 +11,18 @@ A task directory holds::
 
 from __future__ import annotations
 
+import logging
 import shutil
 import tomllib
 from pathlib import Path
+from textwrap import shorten
 from typing import Any
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from res_repro.env.errors import TaskFormatError
+from res_repro.env.formats.harbor.schema import TaskConfig, unknown_keys
 from res_repro.env.task import Task
 
 INSTRUCTION_FILE = "instruction.md"
@@ -29,71 +32,7 @@ WORKSPACE_DIR = "workspace"
 SOLUTION_SCRIPT = "solution/solve.sh"
 TEST_SCRIPT = "tests/test.sh"
 
-
-class _Section(BaseModel):
-    """A task.toml table: known fields are typed; unknown ones are kept (other tools add their own)."""
-
-    model_config = ConfigDict(extra="allow")
-
-
-class TaskSection(_Section):
-    """``[task]``: identity."""
-
-    name: str | None = None
-    version: str = "1.0"
-
-
-class MetadataSection(_Section):
-    """``[metadata]``: descriptive fields, free-form beyond these."""
-
-    category: str | None = None
-    difficulty: str | None = None
-    tags: list[str] = Field(default_factory=list)
-
-
-class VerifierSection(_Section):
-    """``[verifier]``: how long tests/test.sh may run."""
-
-    timeout_sec: float = Field(default=120.0, gt=0)
-    env: dict[str, str] = Field(default_factory=dict)
-
-
-class AgentSection(_Section):
-    """``[agent]``: the agent's wall-clock budget."""
-
-    timeout_sec: float = Field(default=600.0, gt=0)
-
-
-class EnvironmentSection(_Section):
-    """``[environment]``: image, network and resources of the sandbox."""
-
-    docker_image: str | None = None
-    build_timeout_sec: float = Field(default=600.0, gt=0)
-    allow_internet: bool = False
-    cpus: float = Field(default=1.0, gt=0)
-    memory_mb: int = Field(default=2048, gt=0)
-    storage_mb: int = Field(default=10240, gt=0)
-
-
-class SolutionSection(_Section):
-    """``[solution]``: how long solution/solve.sh may run."""
-
-    timeout_sec: float = Field(default=600.0, gt=0)
-    env: dict[str, str] = Field(default_factory=dict)
-
-
-class TaskConfig(BaseModel):
-    """The whole task.toml. Unknown top-level tables are refused; a typo there would be silently lost."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    version: str | None = None
-    task: TaskSection = Field(default_factory=TaskSection)
-    metadata: MetadataSection = Field(default_factory=MetadataSection)
-    verifier: VerifierSection = Field(default_factory=VerifierSection)
-    agent: AgentSection = Field(default_factory=AgentSection)
-    environment: EnvironmentSection = Field(default_factory=EnvironmentSection)
-    solution: SolutionSection = Field(default_factory=SolutionSection)
+log = logging.getLogger(__name__)
 
 
 def _first_error(path: Path, error: ValidationError) -> TaskFormatError:
@@ -102,9 +41,7 @@ def _first_error(path: Path, error: ValidationError) -> TaskFormatError:
     field = ".".join(str(part) for part in first["loc"])
     got = first.get("input")
     expected = first["msg"][0].lower() + first["msg"][1:]
-    if first["type"] == "extra_forbidden":
-        expected = "unknown table; expected one of task, metadata, verifier, agent, environment, solution"
-    return TaskFormatError(path, field, f"{expected} (got {got!r})")
+    return TaskFormatError(path, field, f"{expected} (got {shorten(repr(got), 80)})")
 
 
 def parse_task_config(path: Path) -> TaskConfig:
@@ -116,9 +53,26 @@ def parse_task_config(path: Path) -> TaskConfig:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TaskFormatError(path, None, f"not valid TOML: {exc}") from None
     try:
-        return TaskConfig.model_validate(raw)
+        config = TaskConfig.model_validate(raw)
     except ValidationError as exc:
         raise _first_error(path, exc) from None
+    if config.steps:
+        raise TaskFormatError(
+            path, "steps", "multi-step tasks are not supported; expected a single-step task"
+        )
+    _warn_unknown(path, config)
+    return config
+
+
+_warned: set[tuple[str, str]] = set()
+
+
+def _warn_unknown(path: Path, config: TaskConfig) -> None:
+    """One warning per file and key that the schema does not define (the key is kept)."""
+    for key in unknown_keys(config):
+        if (str(path), key) not in _warned:
+            _warned.add((str(path), key))
+            log.warning("%s: unknown key '%s' (kept as it is; a newer Harbor may define it)", path, key)
 
 
 def workspace_dir(task: Task) -> Path | None:
@@ -146,9 +100,13 @@ def load_task(task_dir: Path | str, benchmark: str = "harbor") -> Task:
         raise TaskFormatError(instruction_path, None, "empty; expected the task's instruction")
     if not (root / TEST_SCRIPT).is_file():
         raise TaskFormatError(root / TEST_SCRIPT, None, "missing; the verifier script is required")
-    if not (root / ENVIRONMENT_DIR).is_dir():
-        raise TaskFormatError(root / ENVIRONMENT_DIR, None, "missing; expected a Dockerfile or workspace/")
-    task_id = config.task.name or root.name
+    if config.environment.docker_image is None and not (root / ENVIRONMENT_DIR).is_dir():
+        raise TaskFormatError(
+            root / ENVIRONMENT_DIR,
+            None,
+            "missing; expected a Dockerfile or workspace/, or environment.docker_image",
+        )
+    task_id = (config.task.name or root.name).rsplit("/", 1)[-1]  # Harbor names tasks org/name
     return Task(
         task_id=task_id, benchmark=benchmark, instruction=instruction, path=root, config=config, kind="harbor"
     )
@@ -161,6 +119,6 @@ def save_task(task: Task, dest: Path | str) -> Path:
         raise FileExistsError(f"{dest}: already exists; refusing to overwrite a task directory")
     shutil.copytree(task.path, dest, ignore=shutil.ignore_patterns(CONFIG_FILE, INSTRUCTION_FILE))
     (dest / INSTRUCTION_FILE).write_text(task.instruction + "\n", encoding="utf-8")
-    data = task.config.model_dump(mode="json", exclude_none=True)
+    data = task.config.model_dump(mode="json", exclude_unset=True, exclude_none=True)
     (dest / CONFIG_FILE).write_text(tomli_w.dumps(data), encoding="utf-8")
     return dest
