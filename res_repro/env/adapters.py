@@ -24,18 +24,26 @@ Adapter = Callable[[Call, dict[str, Any]], Call]
 _found: dict[str, Adapter] = {}
 
 
-def _discover() -> dict[str, Adapter]:
-    """Every adapter the installed providers offer (each entry point names a function returning them)."""
-    if not _found:
+def _discover(refresh: bool = False) -> dict[str, Adapter]:
+    """Every adapter the installed providers offer (each entry point names a function returning them).
+
+    The answer is kept; ``refresh`` asks the providers again, for operators registered since.
+    """
+    global _found
+    if refresh or not _found:
+        found: dict[str, Adapter] = {}
         for entry in entry_points(group=GROUP):
             provider: Callable[[], Mapping[str, Adapter]] = entry.load()
-            _found.update(provider())
+            found.update(provider())
+        _found = found
     return _found
 
 
 def adapted(call: Call, adapters: list[dict[str, Any]], source: Path) -> Call:
     """``call`` wrapped in ``adapters`` (oldest first in the list, so the oldest ends up innermost)."""
     known = _discover() if adapters else {}
+    if any(entry.get("operator", "") not in known for entry in adapters):
+        known = _discover(refresh=True)  # an operator registered after the first look
     for index, entry in reversed(list(enumerate(adapters))):
         adapter = known.get(entry.get("operator", ""))
         if adapter is None:
