@@ -10,19 +10,38 @@ import argparse
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from res_repro.errors import UserInputError
 
 
-def _check(argv: list[str]) -> int:
-    """Run oracle and nop on every task of TARGET; exit 0 only when every task is valid."""
+def _target_arguments(parser: argparse.ArgumentParser) -> None:
+    from res_repro.benchmarks.claw_eval_live import CHECKOUT_VARIABLE
+
+    parser.add_argument("target", help="a task directory, a folder of them, or a benchmark name")
+    parser.add_argument(
+        "--checkout",
+        help=f"a local checkout of the benchmark (claw_eval_live); default: ${CHECKOUT_VARIABLE}",
+    )
+
+
+def _targets(args: argparse.Namespace) -> list[Any]:
+    """The tasks (or load errors) that TARGET names."""
     from res_repro.benchmarks.registry import resolve_target
+
+    params = {"checkout": args.checkout} if args.checkout else {}
+    return resolve_target(args.target, params)
+
+
+def _check(argv: list[str]) -> int:
+    """Run oracle and nop on every task of TARGET, one line per task; exit 0 only when all are valid."""
     from res_repro.config import project_root
-    from res_repro.evaluation.check import check_tasks, summary_line
+    from res_repro.env.errors import TaskFormatError
+    from res_repro.evaluation.check import LoadFailure, check_tasks, summary_line
     from res_repro.evaluation.store import EpisodeStore
 
     parser = argparse.ArgumentParser(prog="res-repro check", description=_check.__doc__)
-    parser.add_argument("target", help="a task directory, a folder of them, or a benchmark name")
+    _target_arguments(parser)
     parser.add_argument("--sandbox", default="local", help="sandbox backend: local or docker")
     parser.add_argument("--workers", type=int, default=2, help="episodes run at once")
     parser.add_argument(
@@ -32,10 +51,12 @@ def _check(argv: list[str]) -> int:
         help="where finished episodes are kept and reused",
     )
     args = parser.parse_args(argv)
-    tasks = resolve_target(args.target)
-    verdicts = check_tasks(
-        tasks, backend=args.sandbox, store=EpisodeStore(args.cache_dir), workers=args.workers
+    found = _targets(args)
+    tasks = [t for t in found if not isinstance(t, TaskFormatError)]
+    checked = iter(
+        check_tasks(tasks, backend=args.sandbox, store=EpisodeStore(args.cache_dir), workers=args.workers)
     )
+    verdicts = [LoadFailure(t) if isinstance(t, TaskFormatError) else next(checked) for t in found]
     for verdict in verdicts:
         print(verdict.line())
     print(summary_line(verdicts))
@@ -69,16 +90,20 @@ def _export_sft(argv: list[str]) -> int:
 
 
 def _validate(argv: list[str]) -> int:
-    """Check that TARGET's task files are well-formed, without running anything."""
-    from res_repro.benchmarks.registry import resolve_target
+    """Check that TARGET's task files are well-formed, one line per task, without running anything."""
+    from res_repro.env.errors import TaskFormatError
 
     parser = argparse.ArgumentParser(prog="res-repro validate", description=_validate.__doc__)
-    parser.add_argument("target", help="a task directory, a folder of them, or a benchmark name")
-    args = parser.parse_args(argv)
-    tasks = resolve_target(args.target)
-    kinds = sorted({task.kind for task in tasks})
-    print(f"{len(tasks)} tasks well-formed ({', '.join(kinds)})")
-    return 0
+    _target_arguments(parser)
+    found = _targets(parser.parse_args(argv))
+    for item in found:
+        if isinstance(item, TaskFormatError):
+            print(f"{'UNREADABLE':<12} {item}")
+        else:
+            print(f"{'ok':<12} {item.task_id:<40} {item.kind}")
+    bad = sum(isinstance(item, TaskFormatError) for item in found)
+    print(f"{len(found)} tasks: {len(found) - bad} well-formed" + (f", {bad} unreadable" if bad else ""))
+    return 1 if bad else 0
 
 
 SUBCOMMANDS = {"check": _check, "validate": _validate, "export-sft": _export_sft}

@@ -25,15 +25,24 @@ def test_valid_and_invalid_tasks_are_told_apart(tmp_path):
     )
     make_task(suite, "oracle-fails", solve="echo wrong > /app/out.txt\n")
     make_task(suite, "no-reward", test="#!/bin/bash\ntrue\n")
+    make_task(suite, "solve-exits", solve="exit 3\n")
+    make_task(suite, "no-reference")
+    (suite / "no-reference" / "solution" / "solve.sh").unlink()
+    make_task(suite, "unreadable", toml="[verifier]\ntimeout_sec = 'x'\n")
     result = _check(suite, tmp_path)
     lines = result.stdout.strip().splitlines()
     assert result.returncode == 1, result.stderr
-    assert lines[-1] == "4 tasks: 1 valid"
-    by_task = {line.split()[1]: line for line in lines[:-1]}
+    assert lines[-1] == "7 tasks: 1 valid, 4 invalid, 1 no reference, 1 unreadable"
+    assert len(lines) == 8  # one line per task, the bad ones included, then the summary
+    by_task = {line.split()[1]: line for line in lines[:-1] if line.startswith(("valid", "INVALID"))}
     assert by_task["good"].startswith("valid")
     assert "nop passed" in by_task["nop-passes"]
-    assert "oracle failed" in by_task["oracle-fails"]
-    assert "oracle failed" in by_task["no-reward"]
+    assert "oracle failed: score 0.00" in by_task["oracle-fails"]
+    assert "oracle failed: the verifier wrote no reward file (exit code 0)" in by_task["no-reward"]
+    assert "after the reference solution exited 3" in by_task["solve-exits"]
+    assert [line.split()[2] for line in lines if line.startswith("NO REFERENCE")] == ["no-reference"]
+    unreadable = [line for line in lines if line.startswith("UNREADABLE")]
+    assert len(unreadable) == 1 and "unreadable/task.toml: field 'verifier.timeout_sec'" in unreadable[0]
 
 
 def test_all_valid_exits_zero_and_reuses_the_cache(tmp_path):
@@ -48,13 +57,21 @@ def test_all_valid_exits_zero_and_reuses_the_cache(tmp_path):
     assert sorted((tmp_path / "cache").rglob("*.json")) == stored
 
 
-def test_bad_target_is_one_clear_error(tmp_path):
+def test_a_bad_task_is_one_clear_line(tmp_path):
     broken = make_task(tmp_path, "broken", toml="[verifier]\ntimeout_sec = 'x'\n")
     result = _check(broken, tmp_path)
+    assert result.returncode == 1
+    first, summary = result.stdout.strip().splitlines()
+    assert first.startswith("UNREADABLE") and "task.toml: field 'verifier.timeout_sec'" in first
+    assert summary == "1 tasks: 0 valid, 1 unreadable"
+    assert "Traceback" not in result.stderr
+
+
+def test_a_missing_target_is_one_clear_error(tmp_path):
+    result = _check(tmp_path / "nowhere", tmp_path)
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0
-    assert "task.toml: field 'verifier.timeout_sec'" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert "neither a path nor a benchmark name" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_unknown_benchmark_name(tmp_path):
@@ -72,13 +89,17 @@ def test_validate_reads_without_running(tmp_path):
         text=True,
         timeout=60,
     )
-    assert good.returncode == 0 and good.stdout.strip() == "1 tasks well-formed (harbor)"
-    (suite / "a" / "task.toml").write_text("[agent]\ntimeout_sec = 0\n")
+    assert good.returncode == 0
+    assert good.stdout.strip().splitlines()[-1] == "1 tasks: 1 well-formed"
+    make_task(suite, "b", toml="[agent]\ntimeout_sec = 0\n")
     bad = subprocess.run(
         [sys.executable, "-m", "res_repro", "validate", str(suite)],
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert bad.returncode == 2
-    assert "task.toml: field 'agent.timeout_sec'" in bad.stderr
+    assert bad.returncode == 1
+    lines = bad.stdout.strip().splitlines()
+    assert lines[0].split()[:2] == ["ok", "a"]
+    assert "task.toml: field 'agent.timeout_sec'" in lines[1]
+    assert lines[-1] == "2 tasks: 1 well-formed, 1 unreadable"

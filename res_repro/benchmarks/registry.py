@@ -10,7 +10,8 @@ from typing import Any
 from res_repro.benchmarks.agentce import load_agentce
 from res_repro.benchmarks.claw import load_claw_bundled
 from res_repro.benchmarks.claw_eval_live import load_claw_eval_live_benchmark
-from res_repro.env.formats import load_path
+from res_repro.env.errors import TaskFormatError
+from res_repro.env.formats import load_path, scan_path
 from res_repro.env.task import Task
 from res_repro.errors import UserInputError
 
@@ -100,12 +101,15 @@ def load_benchmark(
     return tasks[:limit] if limit is not None else tasks
 
 
-def resolve_target(target: str, generated_dir: Path | None = None) -> list[Task]:
-    """Load tasks from a path (a task directory or a folder of them) or a registered benchmark name."""
+def resolve_target(
+    target: str, params: Mapping[str, Any] | None = None, generated_dir: Path | None = None
+) -> list[Task | TaskFormatError]:
+    """The tasks of a path (a task directory or a folder of them: each loaded, or the error that stopped
+    it) or of a registered benchmark name (``params`` is its config, e.g. ``checkout``)."""
     if Path(target).exists():
-        return load_path(target)
+        return list(scan_path(target))
     if target in BENCHMARKS:
-        return load_benchmark(target, generated_dir=generated_dir)
+        return list(load_benchmark(target, params, generated_dir=generated_dir))
     raise UserInputError(
         f"{target!r} is neither a path nor a benchmark name; expected a task directory, "
         f"a folder of task directories, or one of {sorted(BENCHMARKS)}"

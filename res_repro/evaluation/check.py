@@ -1,4 +1,9 @@
-"""Task validation with the reference agents: oracle must pass and nop must fail."""
+"""Task validation with the reference agents: the oracle must pass and nop must fail.
+
+Every task gets one verdict line, whatever happens to the others: a task file that does not load, a
+task without a reference solution, an oracle that fails (and why), a nop that passes, or an
+infrastructure error are each their own status.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from res_repro.agents import build_agents
+from res_repro.env.errors import TaskFormatError
+from res_repro.env.formats import format_of
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
@@ -13,28 +20,49 @@ from res_repro.evaluation.store import EpisodeStore
 
 SCORE_TOLERANCE = 1e-9
 NOP_CEILING = 0.5
+NO_REFERENCE = "no reference"
+
+
+def oracle_failure(record: EpisodeRecord) -> str:
+    """Why the oracle's episode failed, in a few words (a timeout, no reward file, the verifier's exit)."""
+    if record.stop_reason == "time_limit":
+        return "the reference solution timed out"
+    exits = [m.get("exit_code") for m in record.messages if m.get("role") == "tool" and "exit_code" in m]
+    reference = f" after the reference solution exited {exits[-1]}" if exits and exits[-1] != 0 else ""
+    evidence = record.grade.evidence if record.grade is not None else {}
+    if evidence.get("timed_out"):
+        return "the verifier timed out"
+    source = str(evidence.get("source", ""))
+    if source.startswith("the verifier wrote no"):
+        code = evidence.get("exit_code")
+        return f"the verifier wrote no reward file (exit code {code}){reference}"
+    if evidence.get("exit_code") not in (None, 0):
+        return f"verifier exit code {evidence['exit_code']}, score {record.score:.2f}{reference}"
+    return f"score {record.score:.2f}{reference}"
 
 
 @dataclass(frozen=True)
 class TaskValidity:
-    """The verdict on one task, with the two episodes behind it."""
+    """The verdict on one task, with the episodes behind it (``oracle`` is None without a reference)."""
 
     task_id: str
-    oracle: EpisodeRecord
+    oracle: EpisodeRecord | None
     nop: EpisodeRecord
 
     @property
     def problems(self) -> list[str]:
         """Why the task is invalid; empty when it is valid."""
+        if self.oracle is None:
+            return [NO_REFERENCE]
         found = [
-            f"{record.agent}: {record.stop_reason} ({record.error})"
+            f"{record.agent}: infrastructure error: {record.stop_reason} ({record.error})"
             for record in (self.oracle, self.nop)
             if record.infrastructure_failure
         ]
         if found:
             return found
         if not self.oracle.passed or self.oracle.score < 1.0 - SCORE_TOLERANCE:
-            found.append(f"oracle failed (score {self.oracle.score:.2f}, expected 1.00)")
+            found.append(f"oracle failed: {oracle_failure(self.oracle)}")
         if self.nop.passed or self.nop.score >= NOP_CEILING:
             found.append(f"nop passed (score {self.nop.score:.2f}, expected below {NOP_CEILING:.2f})")
         return found
@@ -50,25 +78,55 @@ class TaskValidity:
 
     def line(self) -> str:
         """One human-readable line for this task."""
-        verdict = "valid  " if self.valid else "INVALID"
+        if self.oracle is None:
+            return f"{NO_REFERENCE.upper():<12} {self.task_id:<40} nop={self.nop.score:.2f}"
+        verdict = "valid" if self.valid else "INVALID"
         scores = f"oracle={self.oracle.score:.2f} nop={self.nop.score:.2f}"
         detail = f"  {'; '.join(self.problems)}" if self.problems else ""
-        return f"{verdict} {self.task_id:<40} {scores}{detail}"
+        return f"{verdict:<12} {self.task_id:<40} {scores}{detail}"
+
+
+@dataclass(frozen=True)
+class LoadFailure:
+    """A task whose files did not load: nothing was run."""
+
+    error: TaskFormatError
+    valid = False
+
+    def line(self) -> str:
+        """One line naming the file and what was wrong."""
+        return f"{'UNREADABLE':<12} {self.error}"
 
 
 def check_tasks(
     tasks: Sequence[Task], *, backend: str, store: EpisodeStore, workers: int = 1
 ) -> list[TaskValidity]:
-    """Run oracle and nop on every task and return one verdict per task, in task order."""
-    requests = [EpisodeRequest(task, agent) for task in tasks for agent in ("oracle", "nop")]
-    agents = build_agents(["oracle", "nop"])
-    records = evaluate(requests, agents=agents, backend=backend, store=store, workers=workers)
+    """Run oracle (where there is a reference) and nop on every task; one verdict per task, in order."""
+    with_reference = [format_of(task).has_reference(task) for task in tasks]
+    requests = [EpisodeRequest(task, "nop") for task in tasks]
+    requests += [
+        EpisodeRequest(task, "oracle") for task, has in zip(tasks, with_reference, strict=True) if has
+    ]
+    records = iter(
+        evaluate(
+            requests, agents=build_agents(["oracle", "nop"]), backend=backend, store=store, workers=workers
+        )
+    )
+    nops = [next(records) for _ in tasks]
     return [
-        TaskValidity(task.task_id, oracle=records[2 * i], nop=records[2 * i + 1])
-        for i, task in enumerate(tasks)
+        TaskValidity(task.task_id, oracle=next(records) if has else None, nop=nop)
+        for task, has, nop in zip(tasks, with_reference, nops, strict=True)
     ]
 
 
-def summary_line(verdicts: Sequence[TaskValidity]) -> str:
-    """The closing line: ``N tasks: M valid``."""
-    return f"{len(verdicts)} tasks: {sum(v.valid for v in verdicts)} valid"
+def summary_line(verdicts: Sequence[TaskValidity | LoadFailure]) -> str:
+    """The closing line: ``N tasks: M valid`` and the count of each other status."""
+    counts = {
+        "no reference": sum(isinstance(v, TaskValidity) and v.oracle is None for v in verdicts),
+        "unreadable": sum(isinstance(v, LoadFailure) for v in verdicts),
+    }
+    valid = sum(v.valid for v in verdicts)
+    invalid = len(verdicts) - valid - sum(counts.values())
+    parts = [f"{valid} valid"] + ([f"{invalid} invalid"] if invalid else [])
+    parts += [f"{n} {name}" for name, n in counts.items() if n]
+    return f"{len(verdicts)} tasks: {', '.join(parts)}"

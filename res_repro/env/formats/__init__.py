@@ -68,17 +68,34 @@ def load_task_dir(
     return task_format.load(root, benchmark, dict(context or {}))
 
 
-def load_path(path: Path | str, benchmark: str = "local") -> list[Task]:
-    """Load a task directory, or every task directory directly inside a folder, sorted by name."""
+def task_dirs(path: Path | str) -> list[Path]:
+    """``path`` itself when it is a task directory, else the task directories directly inside it, by name."""
     root = Path(path).resolve()
     if detect_format(root) is not None:
-        return [load_task_dir(root, benchmark)]
+        return [root]
     if not root.is_dir():
         raise TaskFormatError(root, None, "not found; expected a task directory or a folder of them")
     children = [child for child in sorted(root.iterdir()) if detect_format(child) is not None]
     if not children:
         raise TaskFormatError(root, None, f"holds no task directory ({_expected()})")
-    return [load_task_dir(child, benchmark) for child in children]
+    return children
+
+
+def scan_path(path: Path | str, benchmark: str = "local") -> list[Task | TaskFormatError]:
+    """Every task under ``path`` (see :func:`task_dirs`), each loaded or the error that stopped it."""
+    found: list[Task | TaskFormatError] = []
+    for directory in task_dirs(path):
+        try:
+            found.append(load_task_dir(directory, benchmark))
+        except TaskFormatError as exc:
+            found.append(exc)
+    return found
+
+
+def load_path(path: Path | str, benchmark: str = "local") -> list[Task]:
+    """Load a task directory, or every task directory directly inside a folder, sorted by name; the first
+    malformed one raises its :class:`TaskFormatError`."""
+    return [load_task_dir(directory, benchmark) for directory in task_dirs(path)]
 
 
 def _expected() -> str:
@@ -107,5 +124,7 @@ __all__ = [
     "load_task_dir",
     "open_environment",
     "register_format",
+    "scan_path",
+    "task_dirs",
     "task_objective",
 ]

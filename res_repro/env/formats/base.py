@@ -68,6 +68,10 @@ class TaskFormat(Protocol):
         """An editable view of the copied task directory ``path`` for RES operators."""
         ...
 
+    def has_reference(self, task: Task) -> bool:
+        """True when the task ships an executable reference solution."""
+        ...
+
     def objective_files(self, task: Task) -> list[Path]:
         """The files that, with the instruction, make up the objective RES must never change."""
         ...

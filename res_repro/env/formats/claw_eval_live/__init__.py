@@ -95,6 +95,10 @@ class ClawEvalLiveFormat:
         """The copy's task file."""
         return ClawEvalLiveDraft(path)
 
+    def has_reference(self, task: Task) -> bool:
+        """True when the reference program is there."""
+        return (task.path / SOLUTION_FILE).is_file()
+
     def objective_files(self, task: Task) -> list[Path]:
         """The task's grader."""
         return [task.path / GRADER_FILE]

@@ -55,6 +55,10 @@ class HarborFormat:
         """The copy's workspace and reference preludes, edited in place."""
         return HarborDraft(path)
 
+    def has_reference(self, task: Task) -> bool:
+        """True when the reference program is there."""
+        return (task.path / SOLVE).is_file()
+
     def objective_files(self, task: Task) -> list[Path]:
         """Every file of the verifier (tests/)."""
         return [p for p in (task.path / TEST_SCRIPT).parent.rglob("*") if p.is_file()]

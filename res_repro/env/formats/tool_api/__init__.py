@@ -65,6 +65,10 @@ class ToolApiFormat:
         """The copy's config, fixtures and reference adapters, saved on :meth:`ToolDraft.save`."""
         return ToolDraft(path)
 
+    def has_reference(self, task: Task) -> bool:
+        """True when the reference program is there."""
+        return (task.path / SOLUTION_FILE).is_file()
+
     def objective_files(self, task: Task) -> list[Path]:
         """The grader."""
         return [task.path / GRADER_FILE]
