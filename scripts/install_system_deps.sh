@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the system packages the harness needs: bubblewrap (the local sandbox) and busybox-static
-# (the minimal image the Docker tests build without a registry). Uses apt-get where it can.
+# Installs the system packages the harness needs: bubblewrap (the local sandbox), busybox-static (the
+# minimal image the Docker tests build without a registry) and docker-registry (the loopback registry
+# the image-pull tests push to). Uses apt-get where it can.
 set -euo pipefail
 
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 [ -x /bin/busybox ] || missing+=(busybox-static)
+command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if command -v apt-get >/dev/null 2>&1; then

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import atexit
 import errno
-import hashlib
 import io
 import os
 import posixpath
@@ -47,6 +46,7 @@ from res_repro.sandbox.base import (
     ShellFraming,
     sandbox_path,
 )
+from res_repro.sandbox.docker_images import build_environment_image, ensure_image
 
 if TYPE_CHECKING:
     import docker
@@ -58,7 +58,6 @@ IDLE_COMMAND = ["sh", "-c", SUPERVISOR]
 DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock"
 ENGINE_HINT = "start dockerd or set DOCKER_HOST"
 BASE_ENV = {"TERM": "dumb"}  # added to the image's own variables
-ENV_IMAGE_REPO = "res-repro-env"
 MARKER_VAR = "RES_EXEC"  # set in every command's environment; inherited by whatever it starts
 EXHAUSTED_SHARE = 0.9  # above this share of the pids limit in use, a timeout kills every process
 CAPPED_FOLDERS = {"/app": "0755", "/tmp": "1777"}  # tmpfs volumes of the configured workspace size
@@ -137,35 +136,6 @@ def engine_errors(action: str) -> Iterator[None]:
         yield
     except docker.errors.DockerException as exc:
         raise SandboxError(f"docker: {action} failed: {exc}") from exc
-
-
-def environment_hash(environment_dir: Path) -> str:
-    """A content hash of a build context: every file's relative path, executable bit and bytes."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in environment_dir.rglob("*") if p.is_file() or p.is_symlink()):
-        rel = path.relative_to(environment_dir).as_posix()
-        body = path.readlink().as_posix().encode() if path.is_symlink() else path.read_bytes()
-        digest.update(f"{rel}\0{path.lstat().st_mode & 0o111:o}\0{len(body)}\0".encode())
-        digest.update(body)
-    return digest.hexdigest()[:16]
-
-
-def build_environment_image(client: docker.DockerClient, environment_dir: Path) -> str:
-    """Build (or reuse) the image of a task's environment folder; return its content-hash tag."""
-    import docker.errors
-
-    if not (environment_dir / "Dockerfile").is_file():
-        raise SandboxError(f"no Dockerfile in {environment_dir}")
-    tag = f"{ENV_IMAGE_REPO}:{environment_hash(environment_dir)}"
-    with suppress(docker.errors.ImageNotFound):
-        client.images.get(tag)
-        return tag
-    try:
-        client.images.build(path=str(environment_dir), tag=tag, rm=True, forcerm=True)
-    except docker.errors.BuildError as exc:
-        tail = "".join(str(step.get("stream") or step.get("error") or "") for step in exc.build_log)[-2000:]
-        raise SandboxError(f"building {environment_dir}/Dockerfile failed: {exc.msg}\n{tail}") from exc
-    return tag
 
 
 def _tar(members: list[tuple[tarfile.TarInfo, bytes | None]]) -> bytes:
@@ -288,9 +258,10 @@ class DockerSandbox(Sandbox):
         return self._require_started()
 
     def image(self) -> str:
-        """The image to run: the spec's prebuilt image, else one built from its environment folder."""
+        """The image to run: the spec's prebuilt image (pulled when missing), else one built from its
+        environment folder."""
         if self.spec.docker_image:
-            return self.spec.docker_image
+            return ensure_image(self.client, self.spec.docker_image)
         if self.spec.environment_dir is not None:
             return build_environment_image(self.client, self.spec.environment_dir)
         raise SandboxError("the docker backend needs spec.docker_image or spec.environment_dir/Dockerfile")
