@@ -92,7 +92,9 @@ def _push_image(docker_image: str, name: str) -> None:
 
 def _prebuilt_task(root: Path, image: str) -> Path:
     """A Harbor task whose environment is only ``docker_image`` (no environment/ folder)."""
-    toml = f'schema_version = "1.1"\n[task]\nname = "tests/prebuilt"\n[environment]\ndocker_image = "{image}"\n'
+    toml = (
+        f'schema_version = "1.1"\n[task]\nname = "tests/prebuilt"\n[environment]\ndocker_image = "{image}"\n'
+    )
     task = make_task(root, "prebuilt", toml=toml)
     shutil.rmtree(task / "environment")
     return task
@@ -123,7 +125,9 @@ def test_an_image_that_cannot_be_pulled_fails_once_with_the_fix(docker_image: st
     task = load_task_dir(_prebuilt_task(tmp_path, image))
     first = run_episode(task, OracleAgent(), backend="docker", episode_id="a", environment="original")
     assert first.infrastructure_failure
-    assert image in str(first.error) and "docker pull" in str(first.error) and "docker load" in str(first.error)
+    assert (
+        image in str(first.error) and "docker pull" in str(first.error) and "docker load" in str(first.error)
+    )
     started = time.monotonic()
     with pytest.raises(Exception, match="cannot be pulled") as again:
         ensure_image(connect(), image)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from task_factory import TASK_TOML, make_task
 
@@ -89,3 +91,21 @@ def test_default_tables_are_filled_in(tmp_path):
     task = load_task(path)
     assert task.config.agent.timeout_sec == 600
     assert TASK_TOML  # the factory's full form is exercised by the other tests
+
+
+def test_the_local_sandbox_refuses_a_task_that_needs_its_docker_environment(tmp_path):
+    from res_repro.env.formats import format_of
+
+    task_dir = make_task(tmp_path, "builds")
+    dockerfile = task_dir / "environment" / "Dockerfile"
+    dockerfile.write_text("FROM python:3.12-slim\nRUN pip install pytest\nWORKDIR /app\n")
+    task = load_task(task_dir)
+    harbor = format_of(task)
+    assert harbor.refusal(task, "local") is None  # it ships a workspace/: the local sandbox can run it
+    shutil.rmtree(task_dir / "environment" / "workspace")
+    task = load_task(task_dir)
+    assert "RUN/COPY steps" in harbor.refusal(task, "local")
+    assert "use --sandbox docker" in harbor.refusal(task, "local")
+    assert harbor.refusal(task, "docker") is None
+    dockerfile.write_text("FROM python:3.12-slim\nWORKDIR /app\n")
+    assert harbor.refusal(load_task(task_dir), "local") is None  # nothing built into the image

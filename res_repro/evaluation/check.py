@@ -54,13 +54,12 @@ class TaskValidity:
         """Why the task is invalid; empty when it is valid."""
         if self.oracle is None:
             return [NO_REFERENCE]
-        found = [
-            f"{record.agent}: infrastructure error: {record.stop_reason} ({record.error})"
-            for record in (self.oracle, self.nop)
-            if record.infrastructure_failure
-        ]
-        if found:
-            return found
+        failed = [record for record in (self.oracle, self.nop) if record.infrastructure_failure]
+        if failed and len({record.error for record in failed}) == 1 and len(failed) == 2:
+            return [f"infrastructure error: {failed[0].error}"]  # the same cause for both, said once
+        if failed:
+            return [f"{r.agent}: infrastructure error: {r.stop_reason} ({r.error})" for r in failed]
+        found = []
         if not self.oracle.passed or self.oracle.score < 1.0 - SCORE_TOLERANCE:
             found.append(f"oracle failed: {oracle_failure(self.oracle)}")
         if self.nop.passed or self.nop.score >= NOP_CEILING:

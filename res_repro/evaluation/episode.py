@@ -58,6 +58,32 @@ class EpisodeRecord:
         return asdict(self)
 
     @classmethod
+    def refused(
+        cls,
+        task: Task,
+        agent: Agent,
+        environment: str,
+        episode_id: str,
+        backend: str | SandboxBackend,
+        reason: str,
+    ) -> EpisodeRecord:
+        """The record of an episode not run because its task cannot run on ``backend`` (an
+        infrastructure failure: it says nothing about the agent)."""
+        return cls(
+            episode_id=episode_id,
+            task_id=task.task_id,
+            benchmark=task.benchmark,
+            task_hash=task.content_hash,
+            agent=agent.name,
+            scripted=agent.scripted,
+            environment=environment,
+            sandbox=backend_name(backend),
+            stop_reason=StopReason.SANDBOX_ERROR.value,
+            grade=None,
+            error=reason,
+        )
+
+    @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EpisodeRecord:
         """Rebuild a record written by :meth:`to_dict`."""
         grade = Grade.from_dict(data["grade"]) if data.get("grade") else None

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from res_repro.agents.base import Agent
+from res_repro.env.formats import format_of
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.executor_base import Executor
 from res_repro.evaluation.executors import LocalExecutor
@@ -29,6 +30,17 @@ def _episode_id(request: EpisodeRequest, agent: Agent, backend: str, seed: int) 
         backend=backend,
         seed=seed,
     )
+
+
+def _refusals(requests: Sequence[EpisodeRequest], backend: str) -> dict[str, str]:
+    """Why each task that cannot run on ``backend`` is refused, said once per task."""
+    found: dict[str, str] = {}
+    for task in {request.task.task_id: request.task for request in requests}.values():
+        reason = format_of(task).refusal(task, backend)
+        if reason is not None:
+            log.warning("%s: %s", task.task_id, reason)
+            found[task.task_id] = reason
+    return found
 
 
 def evaluate(
@@ -56,11 +68,19 @@ def evaluate(
     limits = limits or ConcurrencyLimits()
     records: dict[int, EpisodeRecord] = {}
     jobs: list[EpisodeJob] = []
+    refusals = _refusals(requests, backend_name(backend))
     for index, request in enumerate(requests):
         episode_id = _episode_id(request, agents[request.agent], backend_key(backend), seed)
         cached = store.get(episode_id)
         if cached is not None:
             records[index] = cached
+            continue
+        reason = refusals.get(request.task.task_id)
+        if reason is not None:  # not stored: the same task runs on a backend that can give it
+            agent = agents[request.agent]
+            records[index] = EpisodeRecord.refused(
+                request.task, agent, request.environment, episode_id, backend, reason
+            )
             continue
         keys = limits.keys(request.agent, backend_name(backend))
         jobs.append(EpisodeJob(index, request, episode_id, backend, seed, max_infra_retries, keys))

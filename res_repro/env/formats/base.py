@@ -68,6 +68,10 @@ class TaskFormat(Protocol):
         """An editable view of the copied task directory ``path`` for RES operators."""
         ...
 
+    def refusal(self, task: Task, backend: str) -> str | None:
+        """Why ``task`` cannot run on the sandbox backend named ``backend`` (None when it can)."""
+        ...
+
     def has_reference(self, task: Task) -> bool:
         """True when the task ships an executable reference solution."""
         ...

@@ -95,6 +95,10 @@ class ClawEvalLiveFormat:
         """The copy's task file."""
         return ClawEvalLiveDraft(path)
 
+    def refusal(self, task: Task, backend: str) -> str | None:
+        """None: its services run in this process whatever the backend."""
+        return None
+
     def has_reference(self, task: Task) -> bool:
         """True when the reference program is there."""
         return (task.path / SOLUTION_FILE).is_file()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.env.formats.harbor.draft import BASE_SOLVE, PRELUDE_DIR, SOLVE, HarborDraft
-from res_repro.env.formats.harbor.environment import TerminalEnvironment, sandbox_spec_for
+from res_repro.env.formats.harbor.environment import TerminalEnvironment, local_refusal, sandbox_spec_for
 from res_repro.env.formats.harbor.task_file import (
     TEST_SCRIPT,
     is_task_dir,
@@ -23,6 +23,8 @@ from res_repro.env.formats.harbor.task_file import (
 from res_repro.env.formats.harbor.verifier import parse_rubric, run_verifier
 from res_repro.env.task import Task
 from res_repro.sandbox import Backend, make_sandbox
+
+LOCAL_BACKEND = "local"
 
 
 class HarborFormat:
@@ -54,6 +56,10 @@ class HarborFormat:
     def draft(self, path: Path) -> HarborDraft:
         """The copy's workspace and reference preludes, edited in place."""
         return HarborDraft(path)
+
+    def refusal(self, task: Task, backend: str) -> str | None:
+        """See :func:`local_refusal`: only the local backend runs a task without its Docker environment."""
+        return local_refusal(task) if backend == LOCAL_BACKEND else None
 
     def has_reference(self, task: Task) -> bool:
         """True when the reference program is there."""

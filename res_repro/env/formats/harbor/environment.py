@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import re
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,31 @@ def sandbox_spec_for(task: Task) -> SandboxSpec:
         cpus=env.cpus,
         memory_mb=env.memory_mb,
     )
+
+
+# Dockerfile instructions that change the image's contents, which the local sandbox cannot reproduce.
+BUILD_STEPS = re.compile(r"^\s*(RUN|COPY|ADD)\s", re.IGNORECASE | re.MULTILINE)
+USE_DOCKER = "use --sandbox docker (sandbox=docker in a run)"
+
+
+def local_refusal(task: Task) -> str | None:
+    """Why the local sandbox cannot give ``task`` its environment, or None when it can.
+
+    The local sandbox starts from environment/workspace/ on the host's tools; a task that ships no
+    workspace and whose environment is a prebuilt image, or a Dockerfile that installs or copies
+    things, needs Docker.
+    """
+    if workspace_dir(task) is not None:
+        return None
+    image = task.config.environment.docker_image
+    if image:
+        return (
+            f"needs its Docker image {image} (environment.docker_image) and ships no workspace/: {USE_DOCKER}"
+        )
+    dockerfile = task.path / ENVIRONMENT_DIR / "Dockerfile"
+    if dockerfile.is_file() and BUILD_STEPS.search(dockerfile.read_text(encoding="utf-8", errors="replace")):
+        return f"needs its Docker environment ({dockerfile} has RUN/COPY steps, no workspace/): {USE_DOCKER}"
+    return None
 
 
 def _absolute(path: str) -> str:

@@ -65,6 +65,10 @@ class ToolApiFormat:
         """The copy's config, fixtures and reference adapters, saved on :meth:`ToolDraft.save`."""
         return ToolDraft(path)
 
+    def refusal(self, task: Task, backend: str) -> str | None:
+        """None: its services run in this process whatever the backend."""
+        return None
+
     def has_reference(self, task: Task) -> bool:
         """True when the reference program is there."""
         return (task.path / SOLUTION_FILE).is_file()
