@@ -106,7 +106,29 @@ def _validate(argv: list[str]) -> int:
     return 1 if bad else 0
 
 
-SUBCOMMANDS = {"check": _check, "validate": _validate, "export-sft": _export_sft}
+def _export_harbor(argv: list[str]) -> int:
+    """Write scaled environments (a lineage store) or Harbor tasks (a folder) as a Harbor dataset."""
+    from res_repro.res.harbor_export import DEFAULT_ORG, export_harbor
+
+    parser = argparse.ArgumentParser(prog="res-repro export-harbor", description=_export_harbor.__doc__)
+    parser.add_argument("source", type=Path, help="a lineage store (e.g. .cache/lineages) or a task folder")
+    parser.add_argument("out", type=Path, help="the dataset folder to write (new or empty)")
+    parser.add_argument("--org", default=DEFAULT_ORG, help="the org of the org/name task names")
+    parser.add_argument("--all-nodes", action="store_true", help="every node, not only each lineage's last")
+    args = parser.parse_args(argv)
+    report = export_harbor(args.source, args.out, org=args.org, every_node=args.all_nodes)
+    for name, why in report.skipped.items():
+        print(f"skipped {name}: {why}")
+    print(f"{len(report.written)} Harbor tasks written to {args.out} (harbor run --path {args.out})")
+    return 0
+
+
+SUBCOMMANDS = {
+    "check": _check,
+    "validate": _validate,
+    "export-sft": _export_sft,
+    "export-harbor": _export_harbor,
+}
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,7 @@ class HarborFormat:
     def open(self, task: Task, backend: Backend, seed: int) -> Iterator[TerminalEnvironment]:
         """A sandbox of ``backend`` built from the task's environment, with the terminal tools."""
         with make_sandbox(backend, sandbox_spec_for(task)) as sandbox:
-            yield TerminalEnvironment(task, sandbox)
+            yield TerminalEnvironment(task, sandbox, open_sandbox=partial(make_sandbox, backend))
 
     def draft(self, path: Path) -> HarborDraft:
         """The copy's workspace and reference preludes, edited in place."""

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import errno
 import re
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from res_repro.env.errors import TaskFormatError
-from res_repro.env.formats.harbor.schema import NetworkMode
+from res_repro.env.formats.harbor.schema import EnvironmentSection, NetworkMode, VerifierMode
 from res_repro.env.formats.harbor.task_file import (
     CONFIG_FILE,
     ENVIRONMENT_DIR,
@@ -64,12 +67,13 @@ TERMINAL_TOOLS = (
 )
 
 
-def sandbox_spec_for(task: Task) -> SandboxSpec:
-    """Translate a Harbor task's [environment] table into a sandbox specification.
+def sandbox_spec_for(task: Task, env: EnvironmentSection | None = None) -> SandboxSpec:
+    """Translate a Harbor task's [environment] table (or ``env``, a verifier's own) into a sandbox
+    specification.
 
     An allowlist network policy is refused: neither backend can limit the network to some hosts.
     """
-    env = task.config.environment
+    env = env or task.config.environment
     if env.network is NetworkMode.ALLOWLIST:
         raise TaskFormatError(
             task.path / CONFIG_FILE,
@@ -127,12 +131,20 @@ def output_text(result: ExecResult) -> str:
     return f"{result.stdout}\n[output truncated: {kept} of {total} bytes kept{reason}]"
 
 
-class TerminalEnvironment:
-    """Terminal tools over a started sandbox; grading runs the task's verifier in the same sandbox."""
+SandboxOpener = Callable[[SandboxSpec], AbstractContextManager[Sandbox]]
+APP_ARCHIVE = "/tmp/.res-repro-app.tar"  # /app on its way from the agent's sandbox to the verifier's
+ARTIFACT_CAP_BYTES = 64 * 1024
 
-    def __init__(self, task: Task, sandbox: Sandbox) -> None:
+
+class TerminalEnvironment:
+    """Terminal tools over a started sandbox. Grading runs the task's verifier in the same sandbox, or,
+    when the task asks for a separate verifier, in a fresh sandbox (from ``open_sandbox``) that receives
+    the agent's /app; the task's ``artifacts`` are then read from the agent's sandbox into the grade."""
+
+    def __init__(self, task: Task, sandbox: Sandbox, open_sandbox: SandboxOpener | None = None) -> None:
         self.task = task
         self.sandbox = sandbox
+        self.open_sandbox = open_sandbox
 
     @property
     def tools(self) -> list[ToolSpec]:
@@ -181,6 +193,32 @@ class TerminalEnvironment:
         self.sandbox.write_file(_absolute(path), content)
         return ok({"written": len(content.encode())})
 
+    def _verify(self) -> Grade:
+        """The verifier's grade, from this sandbox or (``environment_mode = "separate"``) a fresh one."""
+        verifier = self.task.config.verifier
+        if verifier.mode is not VerifierMode.SEPARATE or self.open_sandbox is None:
+            return run_verifier(self.sandbox, self.task)
+        self.sandbox.exec(f"tar -C {APP_DIR} -cf {APP_ARCHIVE} .", timeout=COMMAND_TIMEOUT_S)
+        archive = self.sandbox.read_file(APP_ARCHIVE)
+        with self.open_sandbox(sandbox_spec_for(self.task, verifier.environment)) as fresh:
+            fresh.write_file(APP_ARCHIVE, archive)
+            fresh.exec(
+                f"tar -C {APP_DIR} -xf {APP_ARCHIVE} && rm -f {APP_ARCHIVE}", timeout=COMMAND_TIMEOUT_S
+            )
+            return run_verifier(fresh, self.task)
+
+    def _artifacts(self) -> dict[str, str]:
+        """Each artifact path the task names, read from the agent's sandbox (cut at 64 KiB), or why not."""
+        found: dict[str, str] = {}
+        for path in self.task.config.artifact_paths():
+            try:
+                data = self.sandbox.read_file(_absolute(path))
+            except (OSError, SandboxError) as exc:
+                found[path] = f"[not collected: {type(exc).__name__}: {exc}]"
+                continue
+            found[path] = data[:ARTIFACT_CAP_BYTES].decode("utf-8", "replace")
+        return found
+
     def run_reference(self) -> AgentOutcome:
         """Copy solution/ to /solution and run solve.sh from /app."""
         self.sandbox.put_dir(self.task.path / Path(SOLUTION_SCRIPT).parent, SOLUTION_DIR)
@@ -201,7 +239,9 @@ class TerminalEnvironment:
         attempt fails (the agent's doing, not the harness's).
         """
         try:
-            return run_verifier(self.sandbox, self.task)
+            grade = self._verify()
+            artifacts = self._artifacts()
+            return replace(grade, evidence={**grade.evidence, "artifacts": artifacts}) if artifacts else grade
         except OSError as exc:
             if exc.errno not in NO_SPACE:
                 raise
