@@ -308,9 +308,14 @@ def test_without_solution_there_is_no_reference(checkout: Path) -> None:
     assert outcome.answer is None and "no reference" in outcome.messages[0]["content"]
 
 
-def test_registry_loader_reads_checkout_filter_and_threshold(checkout: Path, tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r"benchmark\.checkout=/path/to/Claw-Eval-Live"):
+def test_registry_loader_reads_checkout_filter_and_threshold(
+    checkout: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CLAW_EVAL_LIVE_DIR", raising=False)
+    with pytest.raises(ValueError, match=r"--checkout DIR .* benchmark\.checkout=DIR .* CLAW_EVAL_LIVE_DIR=DIR"):
         load_claw_eval_live_benchmark({}, tmp_path)
+    monkeypatch.setenv("CLAW_EVAL_LIVE_DIR", str(checkout))
+    assert len(load_claw_eval_live_benchmark({}, tmp_path)) == 2
     with pytest.raises(ValueError, match=r"benchmark\.checkout="):
         load_claw_eval_live_benchmark({"checkout": str(tmp_path / "absent")}, tmp_path)
     params = {"checkout": str(checkout), "task_filter": "T02", "threshold": 0.5}

@@ -19,7 +19,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from res_repro.env.formats.claw_eval_live.services import minimal_env, output_tail, signal_group
+from res_repro.env.formats.claw_eval_live.services import (
+    dies_with_parent,
+    minimal_env,
+    output_tail,
+    signal_group,
+)
 from res_repro.env.grade import Grade
 from res_repro.sandbox.base import SandboxError
 
@@ -102,7 +107,7 @@ def run_grader(
     """
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(
-            [sys.executable, "-I", "-B", str(RUNNER)],
+            dies_with_parent([sys.executable, "-I", "-B", str(RUNNER)]),
             cwd=cwd,
             env=minimal_env(),
             stdin=subprocess.PIPE,

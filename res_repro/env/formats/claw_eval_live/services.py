@@ -4,7 +4,8 @@ Each service gets a port nobody else holds (the choice and the start happen unde
 lock, and chosen ports stay reserved until the services stop, so parallel episodes never collide).
 Every URL that names a declared port is rewritten to ``127.0.0.1:<new port>``; a server that may
 still be listening on a declared port is never contacted. Services run from the checkout root in
-their own process group, with a minimal environment: none of the harness's secrets reach them.
+their own process group, with a minimal environment: none of the harness's secrets reach them, and
+they die with the harness (a parent-death signal), so a killed run leaves no service listening.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -63,6 +65,13 @@ def rewrite_url(url: str, ports: Mapping[int, int]) -> str:
     if match is None or int(match["port"]) not in ports:
         return url
     return f"http://127.0.0.1:{ports[int(match['port'])]}{match['rest'] or ''}"
+
+
+def dies_with_parent(argv: list[str]) -> list[str]:
+    """``argv`` run so that the kernel kills it when the harness dies, even by SIGKILL (util-linux's
+    ``setpriv --pdeathsig``, which survives the exec); unchanged where setpriv is missing."""
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "KILL", "--", *argv] if setpriv else argv
 
 
 def service_command(command: str) -> list[str]:
@@ -157,7 +166,7 @@ class ServiceManager:
         log = tempfile.TemporaryFile()  # noqa: SIM115 (kept open while the service runs; closed by stop)
         try:
             process = subprocess.Popen(
-                service_command(service.command),
+                dies_with_parent(service_command(service.command)),
                 cwd=self.cwd,
                 env=env,
                 stdin=subprocess.DEVNULL,
