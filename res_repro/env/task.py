@@ -34,8 +34,14 @@ class Task:
     path: Path
     config: Any = field(repr=False)
     kind: str
+    outside_files: tuple[Path, ...] = field(default=(), repr=False)  # part of the task, kept elsewhere
 
     @cached_property
     def content_hash(self) -> str:
-        """SHA-256 of the task directory's contents."""
-        return hash_tree(self.path)
+        """SHA-256 of the task directory's contents and of any file of the task kept outside it."""
+        if not self.outside_files:
+            return hash_tree(self.path)
+        digest = hashlib.sha256(hash_tree(self.path).encode())
+        for path in self.outside_files:
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        return digest.hexdigest()

@@ -79,7 +79,7 @@ def root_node(task: Task, store: LineageStore) -> Node:
         return existing
     work = store.workspace(task.task_id)
     try:
-        shutil.copytree(task.path, work / ENV_DIR, symlinks=True)
+        format_of(task).copy(task, work / ENV_DIR)
         manifest = Manifest(
             nid, task.task_id, task.kind, None, 0, [], [], DependencyGraph(), "", context=_context(task)
         )

@@ -9,6 +9,7 @@ of branching on its name.
 from __future__ import annotations
 
 import hashlib
+import shutil
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -60,6 +61,10 @@ class TaskFormat(Protocol):
         """What a copy of ``task`` needs, beside its files, to load the same way (JSON-serialisable)."""
         ...
 
+    def copy(self, task: Task, dest: Path) -> None:
+        """Write a self-contained copy of ``task``'s directory to ``dest`` (a lineage's first node)."""
+        ...
+
     def open(self, task: Task, backend: Backend, seed: int) -> AbstractContextManager[Environment]:
         """A fresh environment for one episode of ``task`` (``backend`` names the sandbox backend)."""
         ...
@@ -88,3 +93,20 @@ def objective_fingerprint(task: Task, files: list[Path]) -> str:
         if path.is_file():
             digest.update(path.relative_to(task.path).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+class DirectoryFormat:
+    """Defaults for a format whose task is its directory alone: no load context, a copy is a plain copy,
+    and every sandbox backend can run it. Formats inherit it and override what differs."""
+
+    def context(self, task: Task) -> dict[str, Any]:
+        """Nothing beyond the directory."""
+        return {}
+
+    def copy(self, task: Task, dest: Path) -> None:
+        """The directory, as it is."""
+        shutil.copytree(task.path, dest, symlinks=True)
+
+    def refusal(self, task: Task, backend: str) -> str | None:
+        """None: any backend runs it."""
+        return None

@@ -9,12 +9,14 @@ in its context.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from res_repro.env.errors import TaskFormatError
+from res_repro.env.formats.base import DirectoryFormat
 from res_repro.env.formats.claw_eval_live.draft import ClawEvalLiveDraft
 from res_repro.env.formats.claw_eval_live.environment import ClawEvalLiveEnvironment, open_claw_eval_live
 from res_repro.env.formats.claw_eval_live.grading import Judge, JudgeError
@@ -47,7 +49,7 @@ def enclosing_checkout(path: Path) -> Path | None:
     return checkout if (checkout / PACKAGE_DIR).is_dir() else None
 
 
-class ClawEvalLiveFormat:
+class ClawEvalLiveFormat(DirectoryFormat):
     """Claw-Eval-Live task directories: task.yaml, grader.py, fixtures/ and an optional solution/solve.py."""
 
     name = KIND
@@ -85,6 +87,15 @@ class ClawEvalLiveFormat:
         config: ClawEvalLiveConfig = task.config
         return {"checkout": str(config.checkout), "threshold": config.threshold}
 
+    def copy(self, task: Task, dest: Path) -> None:
+        """The directory, with the harness's reference program (if the task uses one) as its
+        solution/solve.py, so that changes can adapt it."""
+        shutil.copytree(task.path, dest, symlinks=True)
+        config: ClawEvalLiveConfig = task.config
+        if config.reference is not None and not (dest / SOLUTION_FILE).is_file():
+            (dest / SOLUTION_FILE).parent.mkdir(exist_ok=True)
+            shutil.copyfile(config.reference, dest / SOLUTION_FILE)
+
     @contextmanager
     def open(self, task: Task, backend: Backend, seed: int) -> Iterator[ClawEvalLiveEnvironment]:
         """The task's services started on free ports (as local processes, whatever ``backend``)."""
@@ -95,13 +106,10 @@ class ClawEvalLiveFormat:
         """The copy's task file."""
         return ClawEvalLiveDraft(path)
 
-    def refusal(self, task: Task, backend: str) -> str | None:
-        """None: its services run in this process whatever the backend."""
-        return None
-
     def has_reference(self, task: Task) -> bool:
-        """True when the reference program is there."""
-        return (task.path / SOLUTION_FILE).is_file()
+        """True when the task or the harness has an executable reference program for it."""
+        config: ClawEvalLiveConfig = task.config
+        return config.reference is not None
 
     def objective_files(self, task: Task) -> list[Path]:
         """The task's grader."""

@@ -23,7 +23,6 @@ from res_repro.env.formats.claw_eval_live.services import ServiceManager
 from res_repro.env.formats.claw_eval_live.task_file import GRADER_FILE, TASK_FILE, ClawEvalLiveConfig
 from res_repro.env.formats.claw_eval_live.transport import send
 from res_repro.env.formats.tool_api.environment import run_reference_program
-from res_repro.env.formats.tool_api.task_file import SOLUTION_FILE
 from res_repro.env.grade import Grade
 from res_repro.env.middleware import make_middleware
 from res_repro.env.outcome import AgentOutcome, StopReason
@@ -107,15 +106,18 @@ class ClawEvalLiveEnvironment:
         return response
 
     def run_reference(self) -> AgentOutcome:
-        """Run solution/solve.py when the task has one; otherwise report that there is no reference."""
-        solution = self.task.path / SOLUTION_FILE
-        if not solution.is_file():
-            message = (
-                "no reference: Claw-Eval-Live has no executable one and the task has no solution/solve.py"
-            )
+        """Run the task's reference program (:func:`.task_file.reference_program`), or say there is none."""
+        config: ClawEvalLiveConfig = self.task.config
+        if config.reference is None:
+            message = "no reference: the task has no solution/solve.py and the harness ships none for it"
             return AgentOutcome(StopReason.ANSWERED, messages=[{"role": "system", "content": message}])
-
-        return run_reference_program(self.task.path, self.call, lambda: len(self.dispatches))
+        return run_reference_program(
+            self.task.path,
+            self.call,
+            lambda: len(self.dispatches),
+            program=config.reference,
+            instruction=self.task.instruction,
+        )
 
     def grade(self, answer: str | None) -> Grade:
         """Read the services' audits and run the task's grader.py on the attempt.

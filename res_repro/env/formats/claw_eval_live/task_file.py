@@ -7,7 +7,8 @@ A checkout of the benchmark holds::
     tasks/<id>/task.yaml         prompt, tools, tool endpoints, services, limits
     tasks/<id>/grader.py         an AbstractGrader subclass
     tasks/<id>/fixtures/...      service seed data and prompt attachments
-    tasks/<id>/solution/solve.py optional here: ``def solve(call) -> str``, a reference program
+    tasks/<id>/solution/solve.py optional: ``def solve(call) -> str``, a reference program (the harness
+                                 ships one per task in :data:`REFERENCES_DIR` otherwise)
 
 Only the fields the harness uses are typed; every other key is kept as it is. Every service URL
 must name ``localhost`` or ``127.0.0.1`` and a port that one of the task's services declares, since
@@ -28,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from res_repro.env.errors import TaskFormatError
 from res_repro.env.formats.files import pydantic_error, read_yaml_mapping
-from res_repro.env.formats.tool_api.task_file import MiddlewareDef
+from res_repro.env.formats.tool_api.task_file import SOLUTION_FILE, MiddlewareDef
 from res_repro.env.middleware import MIDDLEWARE
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolSpec
@@ -40,6 +41,7 @@ TASK_FILE = "task.yaml"
 GRADER_FILE = "grader.py"
 PACKAGE_DIR = "src/liveclaw_500"
 DEFAULT_THRESHOLD = 0.80
+REFERENCES_DIR = Path(__file__).with_name("references")  # executable references, one folder per task id
 
 LOCAL_URL = re.compile(r"^http://(?:localhost|127\.0\.0\.1):(?P<port>\d+)(?P<rest>[/?#].*)?$")
 _TEXT_SUFFIXES = {".md": "text/markdown", ".txt": "text/plain", ".csv": "text/csv"}
@@ -137,11 +139,13 @@ class ClawTaskFile(_Open):
 
 @dataclass(frozen=True)
 class ClawEvalLiveConfig:
-    """A loaded task's config: its task.yaml, the checkout it belongs to, and the pass threshold."""
+    """A loaded task's config: its task.yaml, the checkout it belongs to, the pass threshold, and the
+    executable reference program (None when there is none)."""
 
     spec: ClawTaskFile
     checkout: Path
     threshold: float = DEFAULT_THRESHOLD
+    reference: Path | None = None
 
     @property
     def max_turns(self) -> int:
@@ -230,6 +234,18 @@ def render_prompt(task_dir: Path, spec: ClawTaskFile) -> str:
     return "\n\n".join(parts)
 
 
+def reference_program(task_dir: Path, task_id: str) -> Path | None:
+    """The task's own ``solution/solve.py``, else the one this harness ships for ``task_id``, else None.
+
+    The benchmark ships prose reference solutions only; :data:`REFERENCES_DIR` holds executable ones,
+    written from each task's prompt, fixtures and grader, that act only through the task's tools.
+    """
+    for path in (task_dir / SOLUTION_FILE, REFERENCES_DIR / task_id / "solve.py"):
+        if path.is_file():
+            return path
+    return None
+
+
 def load_claw_task(
     task_dir: Path, checkout: Path, *, threshold: float = DEFAULT_THRESHOLD, benchmark: str = KIND
 ) -> Task:
@@ -244,13 +260,16 @@ def load_claw_task(
     _check_consistency(path, spec)
     if not (root / GRADER_FILE).is_file():
         raise TaskFormatError(root / GRADER_FILE, None, "missing; a Claw-Eval-Live task needs its grader")
+    reference = reference_program(root, spec.task_id)
+    outside = () if reference is None or root in reference.parents else (reference,)
     return Task(
         task_id=spec.task_id,
         benchmark=benchmark,
         instruction=render_prompt(root, spec),
         path=root,
-        config=ClawEvalLiveConfig(spec=spec, checkout=checkout.resolve(), threshold=threshold),
+        config=ClawEvalLiveConfig(spec, checkout.resolve(), threshold, reference),
         kind=KIND,
+        outside_files=outside,
     )
 
 

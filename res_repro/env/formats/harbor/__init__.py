@@ -12,6 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from res_repro.env.formats.base import DirectoryFormat
 from res_repro.env.formats.harbor.draft import BASE_SOLVE, PRELUDE_DIR, SOLVE, HarborDraft
 from res_repro.env.formats.harbor.environment import TerminalEnvironment, local_refusal, sandbox_spec_for
 from res_repro.env.formats.harbor.task_file import (
@@ -28,7 +29,7 @@ from res_repro.sandbox import Backend, make_sandbox
 LOCAL_BACKEND = "local"
 
 
-class HarborFormat:
+class HarborFormat(DirectoryFormat):
     """Harbor task directories: instruction.md, task.toml, environment/, solution/solve.sh, tests/."""
 
     name = "harbor"
@@ -43,10 +44,6 @@ class HarborFormat:
     def load(self, path: Path, benchmark: str, context: Mapping[str, Any]) -> Task:
         """Read and validate the directory (a Harbor task needs no context)."""
         return load_task(path, benchmark)
-
-    def context(self, task: Task) -> dict[str, Any]:
-        """Nothing beyond the directory."""
-        return {}
 
     @contextmanager
     def open(self, task: Task, backend: Backend, seed: int) -> Iterator[TerminalEnvironment]:

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from res_repro.env.formats.base import DirectoryFormat
 from res_repro.env.formats.tool_api.draft import ToolDraft
 from res_repro.env.formats.tool_api.environment import (
     ToolEnvironment,
@@ -32,7 +33,7 @@ from res_repro.env.task import Task
 from res_repro.sandbox import Backend
 
 
-class ToolApiFormat:
+class ToolApiFormat(DirectoryFormat):
     """Tool-API task directories: task.yaml, fixtures/, solution/solve.py, grader.py."""
 
     name = "tool"
@@ -48,10 +49,6 @@ class ToolApiFormat:
         """Read and validate the directory (a tool-API task needs no context)."""
         return load_tool_task(path, benchmark)
 
-    def context(self, task: Task) -> dict[str, Any]:
-        """Nothing beyond the directory."""
-        return {}
-
     @contextmanager
     def open(self, task: Task, backend: Backend, seed: int) -> Iterator[ToolEnvironment]:
         """Fresh in-process services over the task's fixtures (no sandbox is needed)."""
@@ -64,10 +61,6 @@ class ToolApiFormat:
     def draft(self, path: Path) -> ToolDraft:
         """The copy's config, fixtures and reference adapters, saved on :meth:`ToolDraft.save`."""
         return ToolDraft(path)
-
-    def refusal(self, task: Task, backend: str) -> str | None:
-        """None: its services run in this process whatever the backend."""
-        return None
 
     def has_reference(self, task: Task) -> bool:
         """True when the reference program is there."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,12 +36,20 @@ class ToolError(RuntimeError):
 
 
 def run_reference_program(
-    task_dir: Path, dispatch: Callable[[ToolCall], ToolResponse], calls_made: Callable[[], int]
+    task_dir: Path,
+    dispatch: Callable[[ToolCall], ToolResponse],
+    calls_made: Callable[[], int],
+    *,
+    program: Path | None = None,
+    instruction: str | None = None,
 ) -> AgentOutcome:
-    """Run ``solution/solve.py`` through ``dispatch``, wrapped in the adapters of a scaled environment.
+    """Run ``program`` (default ``solution/solve.py``) through ``dispatch``, wrapped in the adapters of a
+    scaled environment.
 
-    The program calls ``call(tool, **arguments)``; an error response raises :class:`ToolError`, and one
-    the program does not handle, like any other exception it raises, ends the run without an answer.
+    The program's ``solve(call)`` calls ``call(tool, **arguments)``; a ``solve(call, instruction)`` also
+    reads the instruction (a task whose documents come inlined in its prompt). An error response raises
+    :class:`ToolError`, and one the program does not handle, like any other exception it raises, ends the
+    run without an answer.
     """
 
     def call(tool: str, **arguments: Any) -> Any:
@@ -50,9 +59,10 @@ def run_reference_program(
         return response.body
 
     call = adapted(call, read_adapters(task_dir), task_dir / ADAPTERS_FILE)
-    solve = load_function(task_dir / SOLUTION_FILE, "solve")
+    solve = load_function(program or task_dir / SOLUTION_FILE, "solve")
+    reads_instruction = len(inspect.signature(solve).parameters) >= 2
     try:
-        answer: str | None = str(solve(call))
+        answer: str | None = str(solve(call, instruction or "") if reads_instruction else solve(call))
         messages = [{"role": "assistant", "content": answer}]
     except ToolError as exc:
         answer, messages = None, [{"role": "tool", "content": f"unhandled tool error: {exc}"}]
