@@ -38,6 +38,8 @@ def oracle_failure(record: EpisodeRecord) -> str:
         return f"the verifier wrote no reward file (exit code {code}){reference}"
     if evidence.get("exit_code") not in (None, 0):
         return f"verifier exit code {evidence['exit_code']}, score {record.score:.2f}{reference}"
+    if evidence.get("judge") is False:
+        return f"score {record.score:.2f} below the pass threshold, graded offline (no judge){reference}"
     return f"score {record.score:.2f}{reference}"
 
 
@@ -60,7 +62,7 @@ class TaskValidity:
         if failed:
             return [f"{r.agent}: infrastructure error: {r.stop_reason} ({r.error})" for r in failed]
         found = []
-        if not self.oracle.passed or self.oracle.score < 1.0 - SCORE_TOLERANCE:
+        if not self.oracle.passed:
             found.append(f"oracle failed: {oracle_failure(self.oracle)}")
         if self.nop.passed or self.nop.score >= NOP_CEILING:
             found.append(f"nop passed (score {self.nop.score:.2f}, expected below {NOP_CEILING:.2f})")
@@ -68,10 +70,10 @@ class TaskValidity:
 
     @property
     def valid(self) -> bool:
-        """True when the oracle scored 1 and passed, nop scored under 0.5 and failed, with no infra failure.
+        """True when the oracle passed, nop scored under 0.5 and failed, with no infrastructure failure.
 
-        The one rule covers every grader: a binary verifier scores 1 or 0, a rubric scores the share
-        of items passed (nop must pass under half), a native score must reach 1 under the oracle.
+        "Passed" is the task's own rule: a binary verifier's 1, every rubric item, a native score at the
+        benchmark's threshold (Claw-Eval-Live's offline graders cannot always reach 1 without a judge).
         """
         return not self.problems
 
@@ -82,6 +84,8 @@ class TaskValidity:
         verdict = "valid" if self.valid else "INVALID"
         scores = f"oracle={self.oracle.score:.2f} nop={self.nop.score:.2f}"
         detail = f"  {'; '.join(self.problems)}" if self.problems else ""
+        if self.valid and self.oracle.score < 1.0 - SCORE_TOLERANCE:
+            detail = "  (the oracle passes by the task's rule, below a full score)"
         return f"{verdict:<12} {self.task_id:<40} {scores}{detail}"
 
 
