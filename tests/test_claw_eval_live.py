@@ -312,7 +312,9 @@ def test_registry_loader_reads_checkout_filter_and_threshold(
     checkout: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("CLAW_EVAL_LIVE_DIR", raising=False)
-    with pytest.raises(ValueError, match=r"--checkout DIR .* benchmark\.checkout=DIR .* CLAW_EVAL_LIVE_DIR=DIR"):
+    with pytest.raises(
+        ValueError, match=r"--checkout DIR .* benchmark\.checkout=DIR .* CLAW_EVAL_LIVE_DIR=DIR"
+    ):
         load_claw_eval_live_benchmark({}, tmp_path)
     monkeypatch.setenv("CLAW_EVAL_LIVE_DIR", str(checkout))
     assert len(load_claw_eval_live_benchmark({}, tmp_path)) == 2

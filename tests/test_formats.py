@@ -12,7 +12,6 @@ from task_factory import make_task
 from tool_factory import make_tool_task
 
 import res_repro
-from res_repro.agents.reference import NopAgent
 from res_repro.env.errors import TaskFormatError
 from res_repro.env.formats import FORMATS, detect_format, format_of, load_path, load_task_dir
 from res_repro.res.lineage import LineageStore
@@ -76,18 +75,23 @@ def test_a_lineage_of_a_claw_eval_live_task_reloads_with_its_format(checkout: Pa
     assert loaded.manifest.context["checkout"] == str(checkout.resolve())
 
 
-def test_scaling_a_claw_eval_live_task_runs_and_says_why_it_stopped(checkout: Path, tmp_path: Path) -> None:
+def test_a_claw_eval_live_task_scales_through_the_tool_operators(checkout: Path, tmp_path: Path) -> None:
     task = load_path(checkout / "tasks")[0]
     scaler = Scaler(
-        settings=ScalingSettings(depth_cap=2, inheritance=True, composition=True, max_revisions=1),
+        settings=ScalingSettings(depth_cap=2, inheritance=True, composition=True, max_revisions=3),
         proposer=ProgrammaticProposer(library(None)),
         store=LineageStore(tmp_path / "lineages"),
         backend="local",
-        target=NopAgent(),
     )
     result = scaler.scale(task)
-    assert result.nodes[0].task.kind == "claw_eval_live"
-    assert result.stop_reason in {"target_failed", "no_valid_child", "depth_cap"}
+    assert result.stop_reason == "depth_cap" and len(result.nodes) == 3
+    last = result.nodes[-1]
+    assert last.task.kind == "claw_eval_live" and last.task.config.checkout == checkout.resolve()
+    assert [c["name"] for c in last.manifest.checks if not c["passed"]] == []
+    added = last.task.config.spec.res_repro
+    assert last.task.config.spec.middleware or added.tools  # the change sits between agent and services
+    original = (checkout / "tasks" / task.path.name / "task.yaml").read_text()
+    assert (task.path / "task.yaml").read_text() == original  # the checkout itself is never edited
 
 
 def _format_names() -> set[str]:

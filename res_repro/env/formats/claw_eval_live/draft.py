@@ -1,41 +1,128 @@
-"""The editable copy of a Claw-Eval-Live task: its task.yaml, whose middleware list RES may extend."""
+"""The editable copy of a Claw-Eval-Live task, seen by RES as a tool-API draft.
+
+The tool-API operators change an environment through what stands between the agent and the services
+(middleware layers, tool arguments, tools the harness serves itself from fixtures of its own, reference
+adapters); they never touch the benchmark's mock services or their data. So a Claw-Eval-Live task is
+offered to them as a tool-API draft whose original tools are the task's HTTP tools (with no records
+the harness can see: record-level changes do not apply) and whose additions are kept in the task file's
+``res_repro`` section and ``res_fixtures/``. Saving maps every change back into the task's own files.
+"""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
-from res_repro.env.formats.claw_eval_live.task_file import TASK_FILE, ClawTaskFile
+from res_repro.env.formats.claw_eval_live.task_file import (
+    LOCAL_URL,
+    SCALED_FIXTURES_DIR,
+    TASK_FILE,
+    ClawTaskFile,
+)
 from res_repro.env.formats.files import read_yaml_mapping
+from res_repro.env.formats.tool_api.task_file import ADAPTERS_FILE, ToolDef, ToolTaskConfig, read_adapters
 from res_repro.yamlio import dump_yaml
+
+# What a tool does, read from the words of its name (the first match wins).
+OPERATION_WORDS = (
+    ("search", {"search", "find", "query", "lookup"}),
+    ("list", {"list", "history", "all"}),
+    ("get", {"get", "read", "view", "fetch", "show", "detail", "details", "check", "status"}),
+    ("send", {"send", "reply", "forward", "notify", "post", "publish", "share"}),
+    ("create", {"create", "add", "new", "schedule", "book", "open", "draft", "submit", "log"}),
+)
+
+
+def operation_of(tool_name: str) -> str:
+    """The tool-API operation a Claw-Eval-Live tool's name describes (``update`` when none matches)."""
+    words = set(re.split(r"[_\-\s]+", tool_name.lower()))
+    return next((operation for operation, cues in OPERATION_WORDS if words & cues), "update")
 
 
 class ClawEvalLiveDraft:
-    """A copied Claw-Eval-Live task directory under edit; the task file is written back on :meth:`save`.
+    """A copied Claw-Eval-Live task under edit, offered to the tool-API operators (``kind = "tool"``)."""
 
-    Unknown keys of the task file are kept as they were, so the copy stays a task the benchmark's own
-    tools read.
-    """
-
-    kind: ClassVar[str] = "claw_eval_live"
+    kind: ClassVar[str] = "tool"
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.spec = ClawTaskFile.model_validate(
             read_yaml_mapping(root / TASK_FILE, "a Claw-Eval-Live task needs task.yaml")
         )
+        self.http_tools = [tool.name for tool in self.spec.tools]
+        added = self.spec.res_repro
+        self.config = ToolTaskConfig(
+            task_id=self.spec.task_id,
+            prompt=self.spec.prompt.text,
+            services=[service.name for service in self.spec.services] + list(added.services),
+            tools=[self._as_tool_def(tool.name) for tool in self.spec.tools] + list(added.tools),
+            middleware=list(self.spec.middleware),
+            metadata=dict(added.metadata),
+        )
+        self.fixtures: dict[str, dict[str, list[dict[str, Any]]]] = {
+            name: json.loads((root / SCALED_FIXTURES_DIR / f"{name}.json").read_text(encoding="utf-8"))
+            for name in added.services
+        }
+        self.adapters = read_adapters(root)
+
+    def _as_tool_def(self, name: str) -> ToolDef:
+        """A task tool as a tool-API definition: its schema, the service that serves it, its operation."""
+        tool = next(t for t in self.spec.tools if t.name == name)
+        endpoint = next(e for e in self.spec.tool_endpoints if e.tool_name == name)
+        match = LOCAL_URL.match(endpoint.url)
+        port = int(match["port"]) if match else -1
+        service = next((s.name for s in self.spec.services if s.port == port), "http")
+        return ToolDef(
+            name=name,
+            description=tool.description,
+            input_schema=tool.input_schema,
+            service=service,
+            operation=operation_of(name),
+            collection=name,
+        )
+
+    def collection(self, service: str, name: str) -> list[dict[str, Any]]:
+        """A collection of a service the harness serves, created empty if missing (with the service)."""
+        if service not in self.fixtures:
+            self.fixtures[service] = {}
+            if service not in self.config.services:
+                self.config.services.append(service)
+        return self.fixtures[service].setdefault(name, [])
+
+    def add_adapter(self, operator: str, params: dict[str, Any]) -> None:
+        """Record that the reference program must go through ``operator``'s adapter."""
+        self.adapters.append({"operator": operator, "params": params})
 
     def describe(self) -> dict[str, Any]:
         """What the environment offers, in brief: tools, services and middleware layers."""
         return {
-            "tools": [tool.name for tool in self.spec.tools],
-            "services": [service.name for service in self.spec.services],
-            "middleware": [layer.name for layer in self.spec.middleware],
+            "tools": [f"{t.name} ({t.operation} via {t.service})" for t in self.config.tools],
+            "services": list(self.config.services),
+            "middleware": [layer.name for layer in self.config.middleware],
         }
 
     def save(self) -> None:
-        """Write the task file back."""
+        """Map the edits back: schemas of the task's tools, layers, added tools, services and fixtures."""
+        by_name = {tool.name: tool for tool in self.config.tools}
+        for tool in self.spec.tools:
+            tool.input_schema = by_name[tool.name].input_schema
+            tool.description = by_name[tool.name].description
+        http_services = {service.name for service in self.spec.services}
+        self.spec.middleware = list(self.config.middleware)
+        self.spec.res_repro.services = [s for s in self.config.services if s not in http_services]
+        self.spec.res_repro.tools = [t for t in self.config.tools if t.name not in self.http_tools]
+        self.spec.res_repro.metadata = dict(self.config.metadata)
         data = self.spec.model_dump(mode="json", exclude_unset=True)
-        if self.spec.middleware:
-            data["middleware"] = [layer.model_dump(mode="json") for layer in self.spec.middleware]
+        data["middleware"] = [layer.model_dump(mode="json") for layer in self.spec.middleware]
+        data["res_repro"] = self.spec.res_repro.model_dump(mode="json")
+        data["tools"] = [tool.model_dump(mode="json", exclude_unset=True) for tool in self.spec.tools]
         (self.root / TASK_FILE).write_text(dump_yaml(data), encoding="utf-8")
+        if self.fixtures:
+            (self.root / SCALED_FIXTURES_DIR).mkdir(exist_ok=True)
+        for name, collections in self.fixtures.items():
+            text = json.dumps(collections, indent=1, ensure_ascii=False)
+            (self.root / SCALED_FIXTURES_DIR / f"{name}.json").write_text(text + "\n", encoding="utf-8")
+        (self.root / ADAPTERS_FILE).parent.mkdir(exist_ok=True)
+        (self.root / ADAPTERS_FILE).write_text(json.dumps(self.adapters, indent=1) + "\n", encoding="utf-8")

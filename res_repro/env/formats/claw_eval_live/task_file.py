@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from res_repro.env.errors import TaskFormatError
 from res_repro.env.formats.files import pydantic_error, read_yaml_mapping
 from res_repro.env.formats.tool_api.task_file import SOLUTION_FILE, MiddlewareDef
+from res_repro.env.formats.tool_api.task_file import ToolDef as FixtureToolDef
 from res_repro.env.middleware import MIDDLEWARE
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolSpec
@@ -39,6 +40,7 @@ KIND = "claw_eval_live"
 TASKS_DIR = "tasks"
 TASK_FILE = "task.yaml"
 GRADER_FILE = "grader.py"
+SCALED_FIXTURES_DIR = "res_fixtures"  # fixtures of the services environment scaling added
 PACKAGE_DIR = "src/liveclaw_500"
 DEFAULT_THRESHOLD = 0.80
 REFERENCES_DIR = Path(__file__).with_name("references")  # executable references, one folder per task id
@@ -125,8 +127,20 @@ class EnvironmentDef(_Open):
     max_turns: int = Field(default=20, gt=0)
 
 
+class ScaledParts(BaseModel):
+    """``res_repro`` in a scaled task's task.yaml: what environment scaling added beside the benchmark's
+    services. ``tools`` are served in the harness from ``res_fixtures/<service>.json`` (a credential
+    vault, say); ``metadata`` is the scaling record the changes keep."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    services: list[str] = Field(default_factory=list)
+    tools: list[FixtureToolDef] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
 class ClawTaskFile(_Open):
-    """A whole task.yaml. ``middleware`` is a harness extension (layers added by environment scaling)."""
+    """A whole task.yaml. ``middleware`` and ``res_repro`` are harness extensions (environment scaling)."""
 
     task_id: str = Field(min_length=1)
     prompt: Prompt
@@ -135,6 +149,7 @@ class ClawTaskFile(_Open):
     services: list[ServiceDef] = Field(default_factory=list)
     environment: EnvironmentDef = Field(default_factory=EnvironmentDef)
     middleware: list[MiddlewareDef] = Field(default_factory=list)
+    res_repro: ScaledParts = Field(default_factory=ScaledParts)
 
 
 @dataclass(frozen=True)
@@ -198,6 +213,11 @@ def _check_consistency(path: Path, spec: ClawTaskFile) -> None:
         _check_url(path, f"services.{index}.health_check", service.health_check, ports)
         if service.reset_endpoint is not None:
             _check_url(path, f"services.{index}.reset_endpoint", service.reset_endpoint, ports)
+    for index, added in enumerate(spec.res_repro.tools):
+        if added.service not in spec.res_repro.services:
+            raise TaskFormatError(
+                path, f"res_repro.tools.{index}.service", f"{added.service!r} is not in res_repro.services"
+            )
     for index, layer in enumerate(spec.middleware):
         if layer.name not in MIDDLEWARE:
             raise TaskFormatError(
