@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 from types import CodeType, ModuleType
@@ -48,3 +49,9 @@ def load_function(path: Path, name: str) -> Callable[..., Any]:
     if not callable(function):
         raise TaskFormatError(path, name, f"expected a function {name}(...)")
     return function
+
+
+def call_solve(solve: Callable[..., Any], call: Callable[..., Any], instruction: str) -> Any:
+    """Run a reference program's ``solve(call)``, or ``solve(call, instruction)`` when it takes the task's
+    instruction too (a task whose documents are inlined in its prompt)."""
+    return solve(call, instruction) if len(inspect.signature(solve).parameters) >= 2 else solve(call)

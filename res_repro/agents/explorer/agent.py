@@ -19,7 +19,7 @@ from res_repro.agents.explorer.trace import BudgetExhausted, Trace
 from res_repro.env.formats import format_of
 from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
-from res_repro.env.task_code import load_function
+from res_repro.env.task_code import call_solve, load_function
 
 if TYPE_CHECKING:
     from res_repro.env.environment import Environment
@@ -27,8 +27,7 @@ if TYPE_CHECKING:
 
 def plan_path(task: Task) -> Path | None:
     """The seed task's original reference plan, or None when the task ships none."""
-    names = format_of(task).original_plans
-    return next((task.path / name for name in names if (task.path / name).is_file()), None)
+    return format_of(task).original_plan(task)
 
 
 class ExplorerAgent(Agent):
@@ -64,7 +63,7 @@ class ExplorerAgent(Agent):
                 succeeded, summary = explorer.run(plan)
                 answer, error = (summary, None) if succeeded else (None, summary)
             else:
-                answer, error = self._run_program(path, environment, trace), None
+                answer, error = self._run_program(path, environment, trace, task.instruction), None
         except BudgetExhausted as exc:
             trace.note(f"I stop: {exc}.")
             return self._outcome(StopReason.TURN_LIMIT, trace, None, str(exc))
@@ -73,13 +72,13 @@ class ExplorerAgent(Agent):
         trace.note(answer if answer is not None else f"I could not complete the plan: {error}")
         return self._outcome(StopReason.ANSWERED, trace, answer, error)
 
-    def _run_program(self, path: Path, environment: Environment, trace: Trace) -> str:
-        """Run the plan's ``solve(call)`` with the adaptive client; its return value is the answer."""
+    def _run_program(self, path: Path, environment: Environment, trace: Trace, instruction: str) -> str:
+        """Run the plan's ``solve`` with the adaptive client; its return value is the answer."""
         solve = load_function(path, "solve")
         client = AdaptiveClient(trace, self.tier, environment.tools)
         if self.tier.has(Skill.POLICIES):
             client.read_policies()
-        return str(solve(client))
+        return str(call_solve(solve, client, instruction))
 
     @staticmethod
     def _outcome(stop: StopReason, trace: Trace, answer: str | None, error: str | None) -> AgentOutcome:

@@ -44,7 +44,7 @@ class TaskFormat(Protocol):
     name: str  # the value of Task.kind
     interface: Interface
     reference_dir: str  # the folder holding the reference solution, relative to the task directory
-    original_plans: tuple[str, ...]  # the seed's reference program, in the order a copy keeps them
+    original_plans: tuple[str, ...]  # where the seed's reference program is, in the order a copy keeps them
 
     def detect(self, path: Path) -> bool:
         """True when ``path`` is a task directory of this format."""
@@ -81,6 +81,10 @@ class TaskFormat(Protocol):
         """True when the task ships an executable reference solution."""
         ...
 
+    def original_plan(self, task: Task) -> Path | None:
+        """The seed task's original reference program (what scripted explorers follow), if any."""
+        ...
+
     def objective_files(self, task: Task) -> list[Path]:
         """The files that, with the instruction, make up the objective RES must never change."""
         ...
@@ -110,3 +114,8 @@ class DirectoryFormat:
     def refusal(self, task: Task, backend: str) -> str | None:
         """None: any backend runs it."""
         return None
+
+    def original_plan(self, task: Task) -> Path | None:
+        """The first of the format's ``original_plans`` that the task has."""
+        plans: tuple[str, ...] = getattr(self, "original_plans", ())
+        return next((task.path / name for name in plans if (task.path / name).is_file()), None)

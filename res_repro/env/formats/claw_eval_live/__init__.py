@@ -106,6 +106,11 @@ class ClawEvalLiveFormat(DirectoryFormat):
         """The copy's task file."""
         return ClawEvalLiveDraft(path)
 
+    def original_plan(self, task: Task) -> Path | None:
+        """The task's reference program, its own or the harness's."""
+        config: ClawEvalLiveConfig = task.config
+        return config.reference
+
     def has_reference(self, task: Task) -> bool:
         """True when the task or the harness has an executable reference program for it."""
         config: ClawEvalLiveConfig = task.config

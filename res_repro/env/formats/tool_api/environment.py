@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from res_repro.env.middleware import make_middleware
 from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.services import OPERATIONS, FixtureService
 from res_repro.env.task import Task
-from res_repro.env.task_code import load_function
+from res_repro.env.task_code import call_solve, load_function
 from res_repro.env.tools import AuditEntry, Dispatcher, ToolCall, ToolResponse, ToolSpec
 
 
@@ -60,9 +59,8 @@ def run_reference_program(
 
     call = adapted(call, read_adapters(task_dir), task_dir / ADAPTERS_FILE)
     solve = load_function(program or task_dir / SOLUTION_FILE, "solve")
-    reads_instruction = len(inspect.signature(solve).parameters) >= 2
     try:
-        answer: str | None = str(solve(call, instruction or "") if reads_instruction else solve(call))
+        answer: str | None = str(call_solve(solve, call, instruction or ""))
         messages = [{"role": "assistant", "content": answer}]
     except ToolError as exc:
         answer, messages = None, [{"role": "tool", "content": f"unhandled tool error: {exc}"}]
