@@ -6,6 +6,14 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 CLI := $(VENV)/bin/res-repro
 STAMP := $(VENV)/.installed
+# A local Claw-Eval-Live checkout (`make table1 CLAW_EVAL_LIVE_DIR=DIR`): Table 1 adds the benchmark to
+# the bundled suites, and the Claw-style tables, figures and depth study run on it instead of the
+# bundled Claw-style suite.
+export CLAW_EVAL_LIVE_DIR
+CLAW_SUITE := $(if $(CLAW_EVAL_LIVE_DIR),claw_eval_live,claw_bundled)
+CLAW := $(if $(CLAW_EVAL_LIVE_DIR),benchmark=claw_eval_live,)
+comma := ,
+TABLE1_SUITES := claw_bundled,workspace_bundled,terminal_bundled$(if $(CLAW_EVAL_LIVE_DIR),$(comma)claw_eval_live,)
 
 .PHONY: help install system-deps test lint format table1 table2 table3 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench notebook mlflow-ui clean paper
 
@@ -37,42 +45,42 @@ format: install ## Reformat the code with ruff
 	$(VENV)/bin/ruff check --fix .
 
 table1: install ## Table 1 on the three bundled suites (offline default: scripted agents)
-	$(CLI) -m experiment=table1 benchmark=claw_bundled,workspace_bundled,terminal_bundled save_results=true
+	$(CLI) -m experiment=table1 benchmark=$(TABLE1_SUITES) save_results=true
 
 table3a: install ## Table 3A: saved RES vs dependencies removed (15 Claw-style tasks, shared ablation records)
-	$(CLI) experiment=table3a save_results=true
+	$(CLI) experiment=table3a $(CLAW) save_results=true
 
 table3b: install ## Table 3B: rebuilt RES vs without inheritance vs basic library (matched budgets)
-	$(CLI) experiment=table3b save_results=true
+	$(CLI) experiment=table3b $(CLAW) save_results=true
 
 table3: table3a table3b ## Table 3A and 3B (the second reuses the first's records)
 
 table3c: install ## Table 3C and Figure A4: depth caps 0,1,2,3,5,10 over the same lineages
-	$(CLI) experiment=table3c save_results=true
+	$(CLI) experiment=table3c $(CLAW) save_results=true
 
 table_a2: install ## Table A2 and Figure 5: proposer cost per accepted child (mean, median, P90)
-	$(CLI) experiment=table_a2 save_results=true
+	$(CLI) experiment=table_a2 $(CLAW) save_results=true
 
 table_a4: install ## Table A4 and Figure 4: depth budgets with historical means (the scaling target)
-	$(CLI) experiment=table_a4 save_results=true
+	$(CLI) experiment=table_a4 $(CLAW) save_results=true
 
 table_a5: install ## Table A5 and Figure A5: per-task scores under every ablation condition
-	$(CLI) experiment=table_a5 save_results=true
+	$(CLI) experiment=table_a5 $(CLAW) save_results=true
 
 table_a6: install ## Table A6: execution cost per ablation condition (turns, tool calls, tokens, seconds)
-	$(CLI) experiment=table_a6 save_results=true
+	$(CLI) experiment=table_a6 $(CLAW) save_results=true
 
 table_a7: install ## Table A7: success counts at thresholds 0.70, 0.80, 0.90 over the same episodes
-	$(CLI) experiment=table_a7 save_results=true
+	$(CLI) experiment=table_a7 $(CLAW) save_results=true
 
 figures: install ## Figures 2, 4, 5, 6 and A1-A5 from the shared records
-	$(CLI) experiment=figures save_results=true
+	$(CLI) experiment=figures $(CLAW) save_results=true
 
 table2: install ## Table 2: SFT on original vs RES trajectories at equal counts (offline: tiny model)
 	$(CLI) experiment=table2 save_results=true
 
 res-depth: install ## Scripted agents per RES depth with both ablations on every bundled suite
-	$(CLI) -m experiment=res_depth benchmark=claw_bundled,workspace_bundled,terminal_bundled,agentce save_results=true
+	$(CLI) -m experiment=res_depth benchmark=$(CLAW_SUITE),workspace_bundled,terminal_bundled,agentce save_results=true
 
 tables: table1 table2 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 ## Every table of the paper
 
