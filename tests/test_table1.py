@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import mlflow
 
@@ -110,3 +112,22 @@ def test_a_missing_key_stops_before_any_work(tmp_path):
     )
     assert "DEEPSEEK_API_KEY" in result.stderr
     assert not (tmp_path / ".cache").exists()
+
+
+def test_table1_scales_and_evaluates_a_claw_eval_live_checkout(tmp_path):
+    fixture = Path(__file__).parent / "fixtures" / "claw_eval_live" / "checkout"
+    checkout = shutil.copytree(fixture, tmp_path / "Claw-Eval-Live")
+    result = _run(
+        tmp_path,
+        "benchmark=claw_eval_live",
+        f"benchmark.checkout={checkout}",
+        "scaling.depth_cap=2",
+        "agents=[oracle,nop,explorer-basic]",
+        "tracking=none",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "| oracle | scripted | +RES | 2 | 100.00 |" in result.stdout
+    assert "| explorer-basic | scripted | original | 2 | 100.00 |" in result.stdout
+    assert "| explorer-basic | scripted | +RES | 2 | 0.00 |" in result.stdout  # the scaled tools bite
+    manifests = list((tmp_path / ".cache" / "lineages").glob("*/*/manifest.json"))
+    assert len(manifests) == 6  # 2 seeds x depth 0..2: every Claw-Eval-Live seed scaled twice
