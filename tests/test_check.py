@@ -36,7 +36,7 @@ def test_valid_and_invalid_tasks_are_told_apart(tmp_path):
     result = _check(suite, tmp_path)
     lines = result.stdout.strip().splitlines()
     assert result.returncode == 1, result.stderr
-    assert lines[-1] == "8 tasks: 1 valid, 5 invalid, 1 no reference, 1 unreadable"
+    assert lines[-1] == "8 tasks: 1 valid, 4 invalid, 1 no reference, 1 refused, 1 unreadable"
     assert len(lines) == 9  # one line per task, the bad ones included, then the summary
     by_task = {line.split()[1]: line for line in lines[:-1] if line.startswith(("valid", "INVALID"))}
     assert by_task["good"].startswith("valid")
@@ -44,8 +44,9 @@ def test_valid_and_invalid_tasks_are_told_apart(tmp_path):
     assert "oracle failed: score 0.00" in by_task["oracle-fails"]
     assert "oracle failed: the verifier wrote no reward file (exit code 0)" in by_task["no-reward"]
     assert "after the reference solution exited 3" in by_task["solve-exits"]
-    assert "RUN/COPY steps" in by_task["needs-docker"] and "use --sandbox docker" in by_task["needs-docker"]
-    assert by_task["needs-docker"].count("infrastructure error") == 1
+    [refused] = [line for line in lines if line.startswith("REFUSED")]
+    assert refused.split()[1] == "needs-docker"
+    assert "RUN/COPY steps" in refused and "use --sandbox docker" in refused
     assert [line.split()[2] for line in lines if line.startswith("NO REFERENCE")] == ["no-reference"]
     unreadable = [line for line in lines if line.startswith("UNREADABLE")]
     assert len(unreadable) == 1 and "unreadable/task.toml: field 'verifier.timeout_sec'" in unreadable[0]

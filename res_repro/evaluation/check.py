@@ -17,6 +17,7 @@ from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.store import EpisodeStore
+from res_repro.sandbox import backend_name
 
 SCORE_TOLERANCE = 1e-9
 NOP_CEILING = 0.5
@@ -90,6 +91,19 @@ class TaskValidity:
 
 
 @dataclass(frozen=True)
+class Refused:
+    """A task its format cannot run on this sandbox backend: nothing was run."""
+
+    task_id: str
+    reason: str
+    valid = False
+
+    def line(self) -> str:
+        """One line naming the task and why."""
+        return f"{'REFUSED':<12} {self.task_id:<40} {self.reason}"
+
+
+@dataclass(frozen=True)
 class LoadFailure:
     """A task whose files did not load: nothing was run."""
 
@@ -103,8 +117,21 @@ class LoadFailure:
 
 def check_tasks(
     tasks: Sequence[Task], *, backend: str, store: EpisodeStore, workers: int = 1
+) -> list[TaskValidity | Refused]:
+    """Run oracle (where there is a reference) and nop on every task the backend can run; one verdict per
+    task, in order."""
+    refusals = {task.task_id: format_of(task).refusal(task, backend_name(backend)) for task in tasks}
+    runnable = [task for task in tasks if refusals[task.task_id] is None]
+    checked = iter(_check_runnable(runnable, backend=backend, store=store, workers=workers))
+    return [
+        Refused(task.task_id, reason) if (reason := refusals[task.task_id]) else next(checked)
+        for task in tasks
+    ]
+
+
+def _check_runnable(
+    tasks: Sequence[Task], *, backend: str, store: EpisodeStore, workers: int
 ) -> list[TaskValidity]:
-    """Run oracle (where there is a reference) and nop on every task; one verdict per task, in order."""
     with_reference = [format_of(task).has_reference(task) for task in tasks]
     requests = [EpisodeRequest(task, "nop") for task in tasks]
     requests += [
@@ -122,10 +149,11 @@ def check_tasks(
     ]
 
 
-def summary_line(verdicts: Sequence[TaskValidity | LoadFailure]) -> str:
+def summary_line(verdicts: Sequence[TaskValidity | LoadFailure | Refused]) -> str:
     """The closing line: ``N tasks: M valid`` and the count of each other status."""
     counts = {
         "no reference": sum(isinstance(v, TaskValidity) and v.oracle is None for v in verdicts),
+        "refused": sum(isinstance(v, Refused) for v in verdicts),
         "unreadable": sum(isinstance(v, LoadFailure) for v in verdicts),
     }
     valid = sum(v.valid for v in verdicts)

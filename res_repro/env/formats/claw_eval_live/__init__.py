@@ -106,6 +106,14 @@ class ClawEvalLiveFormat(DirectoryFormat):
         """The copy's task file."""
         return ClawEvalLiveDraft(path)
 
+    def refusal(self, task: Task, backend: str) -> str | None:
+        """A task that works in the benchmark's /workspace shell sandbox (``sandbox_files``) is refused:
+        this harness offers its tools and services, not that sandbox."""
+        extra = task.config.spec.model_extra or {}
+        if extra.get("sandbox_files") or extra.get("env_snapshot_commands"):
+            return "needs the benchmark's /workspace shell sandbox (sandbox_files), which is not supported"
+        return None
+
     def original_plan(self, task: Task) -> Path | None:
         """The task's reference program, its own or the harness's."""
         config: ClawEvalLiveConfig = task.config
