@@ -159,7 +159,8 @@ def solve(call: Call) -> str:
         pos = positions[job_id]
         flag = "urgent request from the hiring manager; " if pos.get("urgent") else ""
         lines.append(
-            f"- {job_id} {pos['title']}: {flag}zero candidates - post the opening immediately and start headhunting."
+            f"- {job_id} {pos['title']}: {flag}zero candidates - post the opening immediately and start "
+            "headhunting."
         )
     lines += [
         "",
