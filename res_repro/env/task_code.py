@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import CodeType, ModuleType
@@ -38,7 +39,12 @@ def _load_module(path: Path, name: str) -> ModuleType:
         raise TaskFormatError(path, None, f"cannot be loaded as Python: {exc}") from None
     module = ModuleType(name)
     module.__file__ = str(path)
-    exec(code, module.__dict__)
+    sys.modules[name] = module  # dataclasses and typing resolve names through the module's entry
+    try:
+        exec(code, module.__dict__)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
     return module
 
 
