@@ -12,6 +12,8 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's code, not an installed one
+
 from res_repro.agents.reference import OracleAgent
 from res_repro.env.formats import load_task_dir
 from res_repro.evaluation.episode import run_episode
