@@ -63,6 +63,13 @@ class ClawBundledConfig(BenchmarkConfig):
 
 
 @dataclass
+class TaskFolderConfig(BenchmarkConfig):
+    """A folder of task directories of any registered format (a Harbor dataset, say)."""
+
+    path: str = MISSING
+
+
+@dataclass
 class ClawEvalLiveConfig(BenchmarkConfig):
     """Claw-Eval-Live from the user's checkout; ``threshold`` is the pass threshold on native scores."""
 
@@ -301,6 +308,7 @@ def register_configs() -> None:
     store.store(group="benchmark", name="base_agentce", node=AgentCEConfig)
     store.store(group="benchmark", name="base_claw_bundled", node=ClawBundledConfig)
     store.store(group="benchmark", name="base_claw_eval_live", node=ClawEvalLiveConfig)
+    store.store(group="benchmark", name="base_task_folder", node=TaskFolderConfig)
     store.store(group="sandbox", name="base_sandbox", node=SandboxConfig)
     store.store(group="executor", name="base_local_executor", node=ExecutorConfig)
     store.store(group="executor", name="base_ray_executor", node=RayExecutorConfig)

@@ -75,6 +75,22 @@ register(
 )
 
 
+def _task_folder(params: Mapping[str, Any], generated_dir: Path) -> list[Task]:
+    path = params.get("path")
+    if not path:
+        raise UserInputError(
+            "harbor_dataset needs the folder of its tasks: set benchmark.path=/path/to/dataset"
+        )
+    return load_path(Path(str(path)).expanduser(), benchmark="harbor_dataset")
+
+
+register(
+    BenchmarkSpec(
+        "harbor_dataset",
+        "a folder of task directories you have (a Harbor dataset, Terminal-Bench 2.x): benchmark.path=DIR",
+        _task_folder,
+    )
+)
 register(
     BenchmarkSpec(
         "claw_eval_live",
