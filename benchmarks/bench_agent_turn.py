@@ -27,6 +27,7 @@ from fake_providers import OPENAI, Call, FakeModelServer, Reply
 from tool_factory import make_tool_task
 
 from res_repro.agents import LLMAgent, make_llm_agent
+from res_repro.agents.base import Attempt
 from res_repro.env.formats import open_environment
 from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.env.task import Task
@@ -49,7 +50,7 @@ def run_agent(
     server.load(script(turns))
     with open_environment(task, backend="local") as env:
         started = time.perf_counter()
-        outcome = agent.run(task, env)
+        outcome = agent.run(task, env, Attempt("bench"))
         elapsed = time.perf_counter() - started
     if outcome.turns != turns or outcome.answer is None:
         raise RuntimeError(f"episode ended early: {outcome.stop_reason} after {outcome.turns} turns")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from res_repro.agents.base import Agent
+from res_repro.agents.base import Agent, Attempt
 from res_repro.env.environment import Environment
 from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
@@ -114,7 +114,7 @@ class ScriptedFaultAgent(Agent):
         self.scripts = scripts
         self.runs: Counter[str] = Counter()
 
-    def run(self, task: Task, environment: Environment) -> AgentOutcome:
+    def run(self, task: Task, environment: Environment, attempt: Attempt) -> AgentOutcome:
         """Play the task's script and answer ``done``."""
         self.runs[task.task_id] += 1
         messages: list[dict[str, Any]] = []

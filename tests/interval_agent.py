@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from res_repro.agents.base import Agent
+from res_repro.agents.base import Agent, Attempt
 from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
 
@@ -25,7 +25,7 @@ class IntervalAgent(Agent):
         self.log_dir = log_dir
         self.seconds = seconds
 
-    def run(self, task: Task, environment: Any) -> AgentOutcome:
+    def run(self, task: Task, environment: Any, attempt: Attempt) -> AgentOutcome:
         """Wait, log the interval, answer nothing."""
         started = time.time()
         time.sleep(self.seconds)
@@ -38,7 +38,7 @@ class RaisingAgent(Agent):
 
     name = "raising"
 
-    def run(self, task: Task, environment: Any) -> AgentOutcome:
+    def run(self, task: Task, environment: Any, attempt: Attempt) -> AgentOutcome:
         """Fail."""
         raise RuntimeError("this agent always fails")
 

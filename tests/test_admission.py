@@ -22,9 +22,9 @@ class Sometimes(Agent):
         self.attempts = count()
         self.fails = fails
 
-    def run(self, task, environment) -> AgentOutcome:
+    def run(self, task, environment, attempt) -> AgentOutcome:
         agent = NopAgent() if next(self.attempts) % 4 in self.fails else OracleAgent()
-        return agent.run(task, environment)
+        return agent.run(task, environment, attempt)
 
 
 def test_a_task_of_middling_difficulty_is_admitted(tmp_path):

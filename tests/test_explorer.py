@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from res_repro.agents import SCRIPTED_AGENTS, Agent, AgentOutcome, build_agents
+from res_repro.agents.base import Attempt
 from res_repro.agents.explorer import BasicExplorer, ExpertExplorer, ExplorerAgent
 from res_repro.agents.explorer.decoding import decode_value
 from res_repro.agents.explorer.notes import ordered, repairs_of
@@ -180,12 +181,12 @@ class Watched(Agent):
         self.inner = inner
         self.name = inner.name
 
-    def run(self, task: Task, environment: Environment) -> AgentOutcome:
+    def run(self, task: Task, environment: Environment, attempt: Attempt) -> AgentOutcome:
         """Run the inner explorer with the audit hook listening."""
         OPENED.clear()
         WATCHING[0] = True
         try:
-            return self.inner.run(task, environment)
+            return self.inner.run(task, environment, attempt)
         finally:
             WATCHING[0] = False
 

@@ -387,11 +387,12 @@ def test_the_turn_limit_stops_after_exactly_max_turns_calls(
     assert record.grade is not None and record.grade.score < 1.0
 
 
-def _legacy_key(request: ModelRequest, provider: str, base_url: str | None) -> str:
-    """The cache key as first defined: entries stored under it must still be found."""
+def _full_key(request: ModelRequest, provider: str, base_url: str | None, sample: str = "") -> str:
+    """The cache key by its definition, hashed over the whole request at once."""
     blob = {
         "provider": provider,
         "base_url": base_url,
+        "sample": sample,
         "model": request.model,
         "messages": request.messages,
         "tools": [tool.to_dict() for tool in request.tools],
@@ -407,10 +408,15 @@ def test_conversation_keys_equal_the_full_request_hash() -> None:
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": 'Find "Acme" — then email them'},
     ]
-    keys = ConversationKeys(*endpoint)
+    keys = ConversationKeys(*endpoint, "episode-1")
     for turn in range(3):
         request = ModelRequest("m", tuple(messages), (SUBMIT,), 0.0, None)
-        assert keys.key(request) == request.key(*endpoint) == _legacy_key(request, *endpoint)
+        assert (
+            keys.key(request)
+            == request.key(*endpoint, "episode-1")
+            == _full_key(request, *endpoint, "episode-1")
+        )
+        assert keys.key(request) != request.key(*endpoint, "episode-2")  # another sample never shares it
         call = {"id": f"c{turn}", "type": "function", "function": {"name": "crm_get", "arguments": "{}"}}
         messages += [
             {"role": "assistant", "content": None, "tool_calls": [call]},
@@ -423,7 +429,7 @@ def test_conversation_keys_equal_the_full_request_hash() -> None:
         ModelRequest("m", ({**messages[0], "content": "other"}, *messages[1:]), (), 0.7, 256),
         ModelRequest("m", tuple(messages[:2]), (), 0.7, 256),
     ):
-        assert keys.key(request) == _legacy_key(request, *endpoint)
+        assert keys.key(request) == _full_key(request, *endpoint, "episode-1")
 
 
 def test_a_cached_replay_makes_no_requests_and_is_identical(
@@ -465,9 +471,9 @@ def test_the_api_key_is_sent_but_never_stored(
 ) -> None:
     cache_dir = tmp_path / "cache"
     server.load(SOLVE_TOOL_TASK[:2], after=SERVER_ERROR)
-    failed = run(tool_task, make_agent(cache_dir=cache_dir), "failed")
+    failed = run(tool_task, make_agent(cache_dir=cache_dir))
     server.load(SOLVE_TOOL_TASK[2:])
-    solved = run(tool_task, make_agent(cache_dir=cache_dir), "solved")
+    solved = run(tool_task, make_agent(cache_dir=cache_dir))  # the same episode, resumed
 
     assert {sent_key(request) for request in server.requests} == {KEY}
     assert failed.error is not None

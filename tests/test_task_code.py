@@ -6,7 +6,7 @@ from pathlib import Path
 
 from res_repro.env.task_code import call_solve, load_function
 
-PROGRAM = '''
+PROGRAM = """
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,7 +20,7 @@ class Finding:
 
 def solve(call, instruction):
     return Finding(instruction, call("total")).amount
-'''
+"""
 
 
 def test_a_reference_program_may_define_dataclasses_and_read_the_instruction(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from res_repro.env.outcome import AgentOutcome
@@ -10,6 +11,17 @@ from res_repro.env.task import Task
 
 if TYPE_CHECKING:
     from res_repro.env.environment import Environment
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """Which sample an episode is. ``sample`` is the episode's id (task content, agent, environment,
+    backend and seed, or a scaling role such as a target attempt at a node): a model agent keys its
+    cached responses by it, so a resumed episode replays its own responses and never another's (another
+    attempt, role, agent or environment). ``seed`` seeds the episode's own random choices."""
+
+    sample: str = ""
+    seed: int = 0
 
 
 class Agent(abc.ABC):
@@ -23,5 +35,5 @@ class Agent(abc.ABC):
         return {"name": self.name}
 
     @abc.abstractmethod
-    def run(self, task: Task, environment: Environment) -> AgentOutcome:
-        """Attempt ``task`` in a freshly opened ``environment``."""
+    def run(self, task: Task, environment: Environment, attempt: Attempt) -> AgentOutcome:
+        """Attempt ``task`` in a freshly opened ``environment`` as the sample ``attempt``."""

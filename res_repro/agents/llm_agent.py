@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from res_repro.agents.base import Agent
+from res_repro.agents.base import Agent, Attempt
 from res_repro.agents.providers import (
     ContextLengthError,
     ModelRequest,
@@ -191,7 +191,7 @@ class LLMAgent(Agent):
             error=error,
         )
 
-    def run(self, task: Task, environment: Environment) -> AgentOutcome:
+    def run(self, task: Task, environment: Environment, attempt: Attempt) -> AgentOutcome:
         """Run the loop until an answer, a limit, a context overflow or a provider failure."""
         tools = (*environment.tools, SUBMIT)
         state = LoopState(
@@ -200,8 +200,8 @@ class LLMAgent(Agent):
                 {"role": "user", "content": task.instruction},
             ]
         )
-        rng = random.Random(f"{self.seed}-{task.task_id}")
-        keys = ConversationKeys(self.provider.name, self.provider.base_url)
+        rng = random.Random(f"{self.seed}-{attempt.seed}-{task.task_id}")
+        keys = ConversationKeys(self.provider.name, self.provider.base_url, attempt.sample)
         deadline = time.monotonic() + self.time_limit_s
         while state.turns < self.max_turns:
             if time.monotonic() >= deadline:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from res_repro.agents.base import Agent
+from res_repro.agents.base import Agent, Attempt
 from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
 
@@ -17,7 +17,7 @@ class OracleAgent(Agent):
 
     name = "oracle"
 
-    def run(self, task: Task, environment: Environment) -> AgentOutcome:
+    def run(self, task: Task, environment: Environment, attempt: Attempt) -> AgentOutcome:
         """Let the environment run its reference solution."""
         return environment.run_reference()
 
@@ -27,6 +27,6 @@ class NopAgent(Agent):
 
     name = "nop"
 
-    def run(self, task: Task, environment: Environment) -> AgentOutcome:
+    def run(self, task: Task, environment: Environment, attempt: Attempt) -> AgentOutcome:
         """Return at once without touching the environment."""
         return AgentOutcome(stop_reason=StopReason.ANSWERED)

@@ -6,7 +6,7 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from res_repro.agents.base import Agent
+from res_repro.agents.base import Agent, Attempt
 from res_repro.env.formats import open_environment
 from res_repro.env.grade import Grade
 from res_repro.env.outcome import StopReason
@@ -121,7 +121,7 @@ def run_episode(
     try:
         with open_environment(task, backend=backend, seed=seed) as env:
             record.tools = [tool.to_dict() for tool in env.tools]
-            outcome = agent.run(task, env)
+            outcome = agent.run(task, env, Attempt(episode_id, seed))
             try:
                 if not outcome.stop_reason.is_infrastructure:
                     record.grade = env.grade(outcome.answer)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from res_repro.agents.base import Agent
+from res_repro.agents.base import Agent, Attempt
 from res_repro.agents.explorer.shell import ShellExplorer
 from res_repro.agents.explorer.tiers import BASIC, EXPERT, STANDARD, Skill, Tier
 from res_repro.agents.explorer.tool_client import AdaptiveClient
@@ -49,7 +49,7 @@ class ExplorerAgent(Agent):
             "recoveries_per_call": self.tier.recoveries_per_call,
         }
 
-    def run(self, task: Task, environment: Environment) -> AgentOutcome:
+    def run(self, task: Task, environment: Environment, attempt: Attempt) -> AgentOutcome:
         """Follow the plan; stop with an answer, without one when the plan fails, or at the budget."""
         trace = Trace(environment, self.tier.budget, self.name, task.instruction)
         path = plan_path(task)

@@ -112,19 +112,21 @@ class ModelRequest:
     temperature: float | None = None
     max_output_tokens: int | None = None
 
-    def key(self, provider: str, base_url: str | None) -> str:
-        """A SHA-256 over the provider, endpoint and the full request: of
+    def key(self, provider: str, base_url: str | None, sample: str = "") -> str:
+        """A SHA-256 over the provider, endpoint, the sample it belongs to (an episode id: see
+        :class:`~res_repro.agents.base.Attempt`) and the full request: of
         ``json.dumps(blob, sort_keys=True, default=str)`` where ``blob`` holds every field of the request
         (see :meth:`_frame`). :class:`ConversationKeys` computes the same keys for a growing conversation."""
-        head, tail = self._frame(provider, base_url)
+        head, tail = self._frame(provider, base_url, sample)
         items = ", ".join(_message_json(message) for message in self.messages)
         return hashlib.sha256(f"{head}{items}{tail}".encode()).hexdigest()
 
-    def _frame(self, provider: str, base_url: str | None) -> tuple[str, str]:
+    def _frame(self, provider: str, base_url: str | None, sample: str) -> tuple[str, str]:
         """The hashed JSON text before and after the items of its ``messages`` list."""
         blob = {
             "provider": provider,
             "base_url": base_url,
+            "sample": sample,
             "model": self.model,
             "messages": [],
             "tools": [tool.to_dict() for tool in self.tools],
@@ -132,8 +134,8 @@ class ModelRequest:
             "max_output_tokens": self.max_output_tokens,
         }
         text = json.dumps(blob, sort_keys=True, default=str)
-        # Only the base URL and the token limit sort before "messages", and a string's quotes are escaped,
-        # so the first match is the key itself.
+        # Only the base URL and the token limit sort before "messages" ("sample" sorts after it), and a
+        # string's quotes are escaped, so the first match is the key itself.
         split = text.index(_MESSAGES_OPEN) + len(_MESSAGES_OPEN)
         return text[:split], text[split:]
 
@@ -157,19 +159,20 @@ class ConversationKeys:
     hashed twice.
     """
 
-    def __init__(self, provider: str, base_url: str | None) -> None:
+    def __init__(self, provider: str, base_url: str | None, sample: str = "") -> None:
         self.provider = provider
         self.base_url = base_url
+        self.sample = sample
         self._settings: tuple[Any, ...] | None = None
         self._tail = b""
         self._hashed: list[dict[str, Any]] = []
         self._digest = hashlib.sha256()
 
     def key(self, request: ModelRequest) -> str:
-        """The key of ``request``, equal to ``request.key(provider, base_url)``."""
+        """The key of ``request``, equal to ``request.key(provider, base_url, sample)``."""
         settings = (request.model, request.tools, request.temperature, request.max_output_tokens)
         if settings != self._settings or not self._extends(request.messages):
-            head, tail = request._frame(self.provider, self.base_url)
+            head, tail = request._frame(self.provider, self.base_url, self.sample)
             self._settings, self._tail = settings, tail.encode()
             self._hashed, self._digest = [], hashlib.sha256(head.encode())
         for message in request.messages[len(self._hashed) :]:

@@ -110,7 +110,7 @@ class ClawEvalLiveFormat(DirectoryFormat):
         """A task that works in the benchmark's /workspace shell sandbox (``sandbox_files``) is refused:
         this harness offers its tools and services, not that sandbox."""
         extra = task.config.spec.model_extra or {}
-        if extra.get("sandbox_files") or extra.get("env_snapshot_commands"):
+        if extra.get("sandbox_files"):
             return "needs the benchmark's /workspace shell sandbox (sandbox_files), which is not supported"
         return None
 
