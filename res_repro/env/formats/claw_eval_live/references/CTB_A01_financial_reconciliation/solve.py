@@ -73,8 +73,8 @@ def cause_and_action(
         return (
             f"Bank received {money(abs(short))} {'less' if short > 0 else 'more'} than booked"
             + (f" ({note})" if note else ""),
-            f"Investigate the {money(abs(short))} shortfall/holdback with the acquirer and confirm release "
-            "or write-off",
+            f"Investigate the {money(abs(short))} shortfall/holdback with the acquirer and confirm "
+            "release or write-off",
         )
     diff = (crm or 0.0) - (invoice or 0.0)
     return (
@@ -129,8 +129,8 @@ def solve(call: Callable[..., Any], instruction: str) -> str:
     for e in exceptions:
         tx = e["id"]
         lines.append(
-            f"| {tx} | {e['kind']} | {money(crm.get(tx))} | {money(bank.get(tx))} | {money(inv.get(tx))} "
-            f"| {e['variance']:,.2f} | {e['cause']} |"
+            f"| {tx} | {e['kind']} | {money(crm.get(tx))} | {money(bank.get(tx))} | {money(inv.get(tx))} | "
+            f"{e['variance']:,.2f} | {e['cause']} |"
         )
     lines += ["", "## Recommended Actions (by priority, largest impact first)", ""]
     for n, e in enumerate(ranked, 1):
@@ -138,7 +138,7 @@ def solve(call: Callable[..., Any], instruction: str) -> str:
         lines.append(f"{n}. [{level}] {e['id']} ({e['kind']}, {e['variance']:,.2f}): {e['action']}.")
     lines += [
         "",
-        "Once these items are cleared, re-run the reconciliation before closing the period. "
-        "All figures come directly from the three source files; no values were estimated.",
+        "Once these items are cleared, re-run the reconciliation before closing the period. All figures "
+        "come directly from the three source files; no values were estimated.",
     ]
     return "\n".join(lines)

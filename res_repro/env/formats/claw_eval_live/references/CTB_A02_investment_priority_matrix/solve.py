@@ -144,17 +144,15 @@ def report(projects: dict[str, dict[str, Any]], order: list[str]) -> str:
         "## Comparison Table",
         "",
         "| Project | NPV @8% | IRR | Payback (dynamic, yrs) | Payback (simple, yrs) | Risk Level | "
-        "Financial Score "
-        "| Risk Score | Composite Score | Priority |",
+        "Financial Score | Risk Score | Composite Score | Priority |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for p in order:
         v = projects[p]
         lines.append(
             f"| {p} | {v['npv']:,.2f} | {v['irr']:.2f}% | {v['payback']:.2f} | {v['simple']:.2f} | "
-            f"{v['risk']} "
-            f"| {v['financial']:.1f} | {v['risk_score']} | {v['composite']:.1f} | {v['priority']} — "
-            f"{v['role']} |"
+            f"{v['risk']} | {v['financial']:.1f} | {v['risk_score']} | {v['composite']:.1f} | "
+            f"{v['priority']} — {v['role']} |"
         )
     lines += ["", "## Risk-Return Decision Matrix", ""]
     bands = ["Higher return (financial 100)", "Mid return (financial 70)", "Lower return (financial 40)"]
@@ -170,13 +168,11 @@ def report(projects: dict[str, dict[str, Any]], order: list[str]) -> str:
         "",
         "## Recommendation Rationale",
         f"1. {first} ({p1['role']}): it combines solid returns with {p1['risk'].lower()} risk, so it "
-        "delivers "
-        f"the most value per unit of risk; it ranks {order.index(first) + 1} on composite score.",
+        f"delivers the most value per unit of risk; it ranks {order.index(first) + 1} on composite score.",
         f"2. {second} ({p2['role']}): its return profile is attractive, but the {p2['risk'].lower()} risk "
         "rating pulls the composite down; keep it ready if the main risks can be mitigated.",
         f"3. {last} ({p3['role']}): lowest composite score; revisit once its execution uncertainty is "
-        "reduced "
-        "or its economics improve.",
+        "reduced or its economics improve.",
         "",
         "## Key Risk Warnings",
     ]
@@ -184,9 +180,8 @@ def report(projects: dict[str, dict[str, Any]], order: list[str]) -> str:
         v = projects[p]
         lines.append(
             f"- {p} ({v['risk']} risk): IRR margin over the 8% hurdle is {v['irr'] - 8:.2f} points; "
-            f"dynamic payback {v['payback']:.2f} years leaves "
-            f"{5 - v['payback']:.2f} years of the 5-year horizon to earn the NPV, so delays erode value "
-            "quickly."
+            f"dynamic payback {v['payback']:.2f} years leaves {5 - v['payback']:.2f} years of the 5-year "
+            "horizon to earn the NPV, so delays erode value quickly."
         )
     lines.append(
         "- Scores are rank-based: close results on one metric still differ by 30 points, so re-check the "

@@ -89,9 +89,9 @@ def solve(call: Callable[..., Any], instruction: str) -> str:
             f"{', '.join(r['month'] for r in risk)}, starting in {month_name(first['month'])}.",
             f"- Minimum cash balance: {low['end']:.1f} in {low['month']} ({month_name(low['month'])}).",
             f"- Peak funding gap: {peak['gap']:.1f} in {peak['month']}.",
-            f"- Action: arrange short-term financing before {calendar.month_name[int(first['month'][5:])]} "
-            "and "
-            "accelerate receivable collection to close the gap.",
+            "- Action: arrange short-term financing before "
+            f"{calendar.month_name[int(first['month'][5:])]} and accelerate receivable collection to "
+            "close the gap.",
         ]
     else:
         lines.append("- The balance stays above the safety line in every forecast month.")
@@ -99,22 +99,21 @@ def solve(call: Callable[..., Any], instruction: str) -> str:
         "",
         "## Methodology",
         f"- Prior-year same-month basis per the forecast policy: each 2026 month uses the {prior_year} "
-        "same-month cash_in as Forecast Inflow and cash_out as Forecast Outflow, so the seasonal pattern of "
-        "the history carries over.",
+        "same-month cash_in as Forecast Inflow and cash_out as Forecast Outflow, so the seasonal pattern "
+        "of the history carries over.",
         f"- Ending balance = previous ending balance + net cash flow, starting from {opening:.1f}.",
         f"- Funding Gap = max(0, safety line {safety:.1f} − ending cash balance).",
         "",
         "## Forecast Table",
         "",
-        "| Month | Forecast Inflow | Forecast Outflow | Net Cash Flow | Ending Cash Balance | Below Safety "
-        "Line "
-        "| Funding Gap |",
+        "| Month | Forecast Inflow | Forecast Outflow | Net Cash Flow | Ending Cash Balance | Below "
+        "Safety Line | Funding Gap |",
         "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
-            f"| {r['month']} | {r['in']:.1f} | {r['out']:.1f} | {r['net']:+.1f} | {r['end']:.1f} "
-            f"| {'Yes' if r['end'] < safety else 'No'} | {r['gap']:.1f} |"
+            f"| {r['month']} | {r['in']:.1f} | {r['out']:.1f} | {r['net']:+.1f} | {r['end']:.1f} | "
+            f"{'Yes' if r['end'] < safety else 'No'} | {r['gap']:.1f} |"
         )
     lines += ["", "## Risk Months (below the safety line)"]
     lines += [f"- {r['month']}: ending balance {r['end']:.1f}, funding gap {r['gap']:.1f}" for r in risk] or [
@@ -135,18 +134,15 @@ def solve(call: Callable[..., Any], instruction: str) -> str:
         last_risk = risk[-1]["month"]
         lines += [
             "1. Short-term financing: secure a credit facility or bridge financing of at least "
-            f"{peak['gap']:.1f} "
-            f"(the peak gap) before {first_name} — i.e. signed by the end of {before} — and keep it "
-            "available "
-            f"through {last_risk}.",
-            f"2. Accelerate accounts receivable collection from {before} through {peak['month']}: prioritise "
-            "large overdue balances, offer early-payment terms and escalate slow payers, so inflows land "
-            "before "
-            "the balance bottoms out.",
-            f"3. Phase discretionary outflows in {first['month']}–{peak['month']} where contracts allow, to "
-            "reduce the draw on financing.",
-            f"4. Re-run this rolling forecast monthly with actuals; confirm in {peak['month']} whether the "
-            "recovery in the following months holds before releasing any buffer.",
+            f"{peak['gap']:.1f} (the peak gap) before {first_name} — i.e. signed by the end of {before} — "
+            f"and keep it available through {last_risk}.",
+            f"2. Accelerate accounts receivable collection from {before} through {peak['month']}: "
+            "prioritise large overdue balances, offer early-payment terms and escalate slow payers, so "
+            "inflows land before the balance bottoms out.",
+            f"3. Phase discretionary outflows in {first['month']}–{peak['month']} where contracts allow, "
+            "to reduce the draw on financing.",
+            f"4. Re-run this rolling forecast monthly with actuals; confirm in {peak['month']} whether "
+            "the recovery in the following months holds before releasing any buffer.",
         ]
     else:
         lines.append("1. Keep monitoring monthly; no financing action is needed on this forecast.")

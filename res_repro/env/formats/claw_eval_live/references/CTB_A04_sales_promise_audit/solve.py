@@ -50,8 +50,7 @@ def compare(line: str, terms: dict[str, Any]) -> dict[str, str]:
                 "crm": crm,
                 "risk": HIGH,
                 "finding": f"Price discrepancy: email offers {what}= {email_price:,} CNY vs contract "
-                "{fee:,} CNY "
-                f"({gap:,} CNY below contract); discount not authorised in CRM",
+                f"{{fee:,}} CNY ({gap:,} CNY below contract); discount not authorised in CRM",
             }
         return {"item": "Price / discount", "crm": crm, "risk": OK, "finding": "Price matches the contract"}
     if "trial" in low:
@@ -163,16 +162,15 @@ def report(audits: list[dict[str, Any]], total_messages: int) -> str:
         "",
         "## Audit Scope",
         f"- Mailbox messages reviewed: {total_messages}; sales proposal/quotation emails in scope: "
-        f"{len(audits)} "
-        f"({', '.join(a['msg']['message_id'] for a in audits)}).",
+        f"{len(audits)} ({', '.join(a['msg']['message_id'] for a in audits)}).",
         f"- Customers checked against CRM contract terms: {len(audits)} — "
         + "; ".join(f"{a['customer']['name']} ({a['customer']['customer_id']})" for a in audits)
         + ".",
-        f"- Result: {len(issues)} inconsistencies — {counts[HIGH]} high risk, {counts[MEDIUM]} medium risk, "
-        f"{counts[LOW]} low risk.",
+        f"- Result: {len(issues)} inconsistencies — {counts[HIGH]} high risk, {counts[MEDIUM]} medium "
+        f"risk, {counts[LOW]} low risk.",
         "- Risk rules: pricing discrepancies or unauthorised discounts = high risk; freebies, trials and "
-        "other "
-        "add-on commitments = medium risk; wording differences that are substantively consistent = low risk.",
+        "other add-on commitments = medium risk; wording differences that are substantively consistent = "
+        "low risk.",
         "",
         "## Item-by-Item Comparison",
     ]
@@ -212,21 +210,18 @@ def report(audits: list[dict[str, Any]], total_messages: int) -> str:
     for n, (a, r) in enumerate(high, 1):
         lines.append(
             f"{n}. {a['customer']['name']} ({a['customer']['customer_id']}, {a['msg']['message_id']}): "
-            f"{r['finding']}. "
-            "Confirm whether the offer binds the company before the contract is issued, and obtain pricing "
-            "approval "
-            "or send a correction to the customer."
+            f"{r['finding']}. Confirm whether the offer binds the company before the contract is issued, "
+            "and obtain pricing approval or send a correction to the customer."
         )
     if not high:
         lines.append("- None.")
     lines += [
         "",
         "## Recommendations",
-        "- Legal to review the high-risk pricing items first; sales management to confirm who approved the "
-        "prices.",
+        "- Legal to review the high-risk pricing items first; sales management to confirm who approved "
+        "the prices.",
         "- Either amend the CRM contracts to record approved add-ons (trials, training, modules, "
-        "migration, SLA) "
-        "or retract them in writing before signature.",
+        "migration, SLA) or retract them in writing before signature.",
         "- Require CRM approval for any discount or free add-on before it is offered in writing.",
     ]
     return "\n".join(lines)

@@ -59,8 +59,8 @@ def talking_points(text: str) -> list[str]:
         )
     if "4-week" in low or "timeline" in low:
         items.append(
-            "Timeline: walk through the 4-week pilot implementation plan against the start date the client "
-            "asked about, with milestones, owners on both sides and the weekly check-in cadence."
+            "Timeline: walk through the 4-week pilot implementation plan against the start date the "
+            "client asked about, with milestones, owners on both sides and the weekly check-in cadence."
         )
     if "his" in low and "read-only" in low:
         items.append(

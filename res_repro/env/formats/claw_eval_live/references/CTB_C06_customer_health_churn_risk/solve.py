@@ -94,8 +94,8 @@ def plan(a: dict[str, Any]) -> list[str]:
     hits = {h for _, hs in a["negatives"] for h in hs}
     if "alternative vendor" in hits or "dissatisfaction" in hits:
         steps.append(
-            "Assign a technical lead as the single point of contact and run a service-quality review "
-            "with the customer; prepare a retention offer (service credits or extended support)."
+            "Assign a technical lead as the single point of contact and run a service-quality review with "
+            "the customer; prepare a retention offer (service credits or extended support)."
         )
     if "hesitant to renew" in hits or "concern" in hits:
         steps.append(
@@ -151,23 +151,23 @@ def report(results: list[dict[str, Any]], as_of: date, tasks: list[tuple[dict[st
         f"As of {as_of.isoformat()} (latest activity in CRM). VIP customers reviewed: {len(results)}. "
         "Emails: inbox, last 30 days, matched to each customer's CRM contact address.",
         "",
-        "Scoring: 2 points per negative email (max 2 emails); open tickets 2 (high) / 1 (medium); renewal "
-        "within "
-        "30/60/120 days 3/2/1; last contact over 60/30 days 2/1. Total >= 7 High risk, 3-6 Medium risk, "
-        "0-2 Low risk.",
+        "Scoring: 2 points per negative email (max 2 emails); open tickets 2 (high) / 1 (medium); "
+        "renewal within 30/60/120 days 3/2/1; last contact over 60/30 days 2/1. Total >= 7 High risk, "
+        "3-6 Medium risk, 0-2 Low risk.",
         "",
         "## Risk Overview",
         "",
-        "| Customer | Risk level | Points | Negative emails | Open tickets (high) | Days to renewal "
-        "| Days since last contact |",
+        "| Customer | Risk level | Points | Negative emails | Open tickets (high) | Days to renewal | "
+        "Days since last contact |",
         "|---|---|---|---|---|---|---|",
     ]
     for a in results:
         c = a["customer"]
         highs = sum(1 for t in a["open"] if t["priority"] == "high")
         lines.append(
-            f"| {c['name']} | {a['level']} risk | {a['points']} | {len(a['negatives'])} of {len(a['mails'])} "
-            f"| {len(a['open'])} ({highs}) | {a['to_renewal']} ({c['renewal_date']}) | {a['since_contact']} |"
+            f"| {c['name']} | {a['level']} risk | {a['points']} | {len(a['negatives'])} of "
+            f"{len(a['mails'])} | {len(a['open'])} ({highs}) | {a['to_renewal']} ({c['renewal_date']}) | "
+            f"{a['since_contact']} |"
         )
     lines += ["", "## Customer Details"]
     for a in results:
@@ -193,8 +193,8 @@ def report(results: list[dict[str, Any]], as_of: date, tasks: list[tuple[dict[st
         else:
             lines.append("- No unresolved tickets.")
         lines.append(
-            f"- Renewal {c['renewal_date']} ({a['to_renewal']} days); last contact {c['last_contact_date']} "
-            f"({a['since_contact']} days ago)."
+            f"- Renewal {c['renewal_date']} ({a['to_renewal']} days); last contact "
+            f"{c['last_contact_date']} ({a['since_contact']} days ago)."
         )
         lines.append(f"- CRM note: {c.get('notes', '')}")
         if a["level"] == "High":
@@ -202,8 +202,8 @@ def report(results: list[dict[str, Any]], as_of: date, tasks: list[tuple[dict[st
             lines += [f"  {i}. {s}" for i, s in enumerate(plan(a), 1)]
         elif a["level"] == "Medium":
             lines.append(
-                "- Recommendation: proactive check-in call this week and a renewal conversation before the "
-                "renewal date; confirm satisfaction and open needs."
+                "- Recommendation: proactive check-in call this week and a renewal conversation before "
+                "the renewal date; confirm satisfaction and open needs."
             )
         else:
             lines.append("- Recommendation: keep the regular cadence; follow up on expansion interest.")

@@ -106,8 +106,8 @@ def solve(call: Callable[..., Any]) -> str:
         f"# {event['title']} — Preparation Materials",
         "",
         "## Meeting",
-        f"- When: {start[:10]}, {start[11:16]}–{event['end_time'][11:16]} (calendar time); "
-        f"location: {event.get('location') or 'not set'}",
+        f"- When: {start[:10]}, {start[11:16]}–{event['end_time'][11:16]} (calendar time); location: "
+        f"{event.get('location') or 'not set'}",
         "- Attendees: " + ", ".join(event.get("attendees", [])),
         f"- Purpose: {event.get('description', '')}",
         "",
@@ -159,19 +159,15 @@ def solve(call: Callable[..., Any]) -> str:
         "",
         "## 6. Improvement Recommendations",
         "1. Formal change control: every change request gets an impact estimate (days, cost) and client "
-        "sign-off; "
-        f"this addresses the {changes} mid-project requirement changes and the client's request.",
-        "2. Start third-party approvals (e.g. payment API) in the first week with a tracked deadline and a "
-        "backup "
-        "plan, so a rejection does not sit on the critical path.",
+        f"sign-off; this addresses the {changes} mid-project requirement changes and the client's request.",
+        "2. Start third-party approvals (e.g. payment API) in the first week with a tracked deadline and "
+        "a backup plan, so a rejection does not sit on the critical path.",
         f"3. Raise unit test coverage from {coverage} towards {target}, set up the test environment at "
-        "project start "
-        f"and run integration tests earlier to catch blocking bugs before launch ({bugs} found late this "
-        "time).",
+        f"project start and run integration tests earlier to catch blocking bugs before launch ({bugs} "
+        "found late this time).",
         f"4. Automate the {steps} manual deployment steps in a CI/CD pipeline.",
-        f"5. Write API documentation for the {undocumented} undocumented modules and make doc updates part "
-        "of the "
-        "definition of done; enforce code review before merge.",
+        f"5. Write API documentation for the {undocumented} undocumented modules and make doc updates "
+        "part of the definition of done; enforce code review before merge.",
         f"6. Track budget monthly against plan to flag overruns early (this project ended {overrun:.0f}% "
         "over).",
         "",

@@ -147,8 +147,8 @@ def report(rows: list[dict[str, Any]], ignored: list[dict[str, Any]]) -> str:
         c, m = r["customer"], r["mail"]
         action = r["action"] + (f" — created {r['task']}" if r.get("task") else "")
         lines.append(
-            f"| {c['name']} ({c['customer_id']}) | {m['subject']}: {m['body']} | {r['tickets']} "
-            f"| {r['finding']} | {action} | {r['priority'] if r['create'] else '-'} |"
+            f"| {c['name']} ({c['customer_id']}) | {m['subject']}: {m['body']} | {r['tickets']} | "
+            f"{r['finding']} | {action} | {r['priority'] if r['create'] else '-'} |"
         )
     lines += ["", "## Details"]
     for r in rows:

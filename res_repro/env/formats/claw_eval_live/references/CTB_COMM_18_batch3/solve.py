@@ -117,8 +117,8 @@ def report(rows: list[dict[str, Any]]) -> str:
         c, m = r["customer"], r["mail"]
         reply = "; ".join(f"{x['message_id']}: {x['body']}" for x in r["replies"]) or "none"
         lines.append(
-            f"| {c['name']} ({c.get('tier')}) | {m['subject']} — {m['body']} | {reply} | {r['state']} "
-            f"| {r['record']} | {r['gap']} | {r['action']} |"
+            f"| {c['name']} ({c.get('tier')}) | {m['subject']} — {m['body']} | {reply} | {r['state']} | "
+            f"{r['record']} | {r['gap']} | {r['action']} |"
         )
     lines += [
         "",

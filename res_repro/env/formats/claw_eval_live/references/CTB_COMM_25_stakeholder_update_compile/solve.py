@@ -97,9 +97,8 @@ def report(updates: list[dict[str, Any]]) -> str:
         f"- Updates received from all {len(updates)} department heads: "
         + ", ".join(f"{u['dept']} ({u['head']})" for u in updates)
         + ".",
-        "- Q1 was a growth quarter: acquisition, engagement, retention and revenue all moved in the right "
-        "direction, "
-        "and platform reliability and speed improved.",
+        "- Q1 was a growth quarter: acquisition, engagement, retention and revenue all moved in the "
+        "right direction, and platform reliability and speed improved.",
         f"- {len(watch)} open items need attention: " + "; ".join(f"{d}: {s}" for d, s in watch) + ".",
         "",
         "## Key Metrics by Department",
@@ -109,8 +108,8 @@ def report(updates: list[dict[str, Any]]) -> str:
     ]
     for u in updates:
         lines.append(
-            f"| {u['dept']} | {u['head']} | {'; '.join(u['result'])} | {'; '.join(u['watch']) or '—'} "
-            f"| {'; '.join(u['plan']) or '—'} |"
+            f"| {u['dept']} | {u['head']} | {'; '.join(u['result'])} | {'; '.join(u['watch']) or '—'} | "
+            f"{'; '.join(u['plan']) or '—'} |"
         )
     lines += ["", "## Department Highlights"]
     for u in updates:
@@ -123,16 +122,12 @@ def report(updates: list[dict[str, Any]]) -> str:
         "",
         "## Cross-Department Insights",
         "- Growth funnel is working end to end: lower acquisition cost and higher acquisition volume in "
-        "Marketing, "
-        "new features and higher DAU in Product, and stronger renewal/NPS in Customer Success line up with "
-        "the "
-        "year-over-year revenue growth reported by Finance.",
+        "Marketing, new features and higher DAU in Product, and stronger renewal/NPS in Customer Success "
+        "line up with the year-over-year revenue growth reported by Finance.",
         "- Engineering gains (uptime, API response time) support the product and customer-satisfaction "
-        "results; "
-        "the unfinished database sharding work is the main scalability risk as usage grows.",
+        "results; the unfinished database sharding work is the main scalability risk as usage grows.",
         "- Cash position is healthy, but slower collections (receivable days up) and an enterprise churn "
-        "driven "
-        "by budget cuts call for joint follow-up by Finance and Customer Success.",
+        "driven by budget cuts call for joint follow-up by Finance and Customer Success.",
         "",
         "## Risks and Follow-ups",
     ]

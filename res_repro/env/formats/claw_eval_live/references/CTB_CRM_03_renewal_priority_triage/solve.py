@@ -71,27 +71,25 @@ def strategy(c: dict[str, Any]) -> str:
         items = "; ".join(sig["conditions"])
         return (
             f"Answer the {len(sig['conditions'])} renewal conditions this week ({items}): get a decision "
-            "from "
-            "the owning team on each (product, operations/SLA, pricing), then send a written proposal "
-            "well "
-            "before expiry."
+            "from the owning team on each (product, operations/SLA, pricing), then send a written "
+            "proposal well before expiry."
         )
     if sig["churn"]:
         return (
-            "Resolve the complaint first (escalate the unresolved report issue with a fix date), then run a "
-            "retention call with a service credit or discount offer to retain the account."
+            "Resolve the complaint first (escalate the unresolved report issue with a fix date), then run "
+            "a retention call with a service credit or discount offer to retain the account."
         )
     if sig["positive"]:
         addon = re.search(r"add the ([\w -]+?)[.,]", sig["text"])
         extra = f" ({addon.group(1)})" if addon else ""
         return (
-            "Capitalize on the positive intent: schedule the requested meeting and prepare the renewal plus "
-            f"add-on{extra} upsell proposal."
+            "Capitalize on the positive intent: schedule the requested meeting and prepare the renewal "
+            f"plus add-on{extra} upsell proposal."
         )
     if c["health_score"] < 50:
         return (
-            "Low-touch: send the standard renewal offer, check usage and decide whether a discount is worth "
-            "it given the low health score; handle last."
+            "Low-touch: send the standard renewal offer, check usage and decide whether a discount is "
+            "worth it given the low health score; handle last."
         )
     return "Standard renewal: start the process about 30 days before expiry and keep the relationship warm."
 
@@ -126,11 +124,10 @@ def report(ranked: list[dict[str, Any]]) -> str:
     lines = [
         "# Contract Renewal Priority Report",
         "",
-        "Method: priority score out of 100 = urgency 40 (expiry date) + customer value 20 (annual revenue "
-        "x tier "
-        "weight, VIP 1.5 / standard 1.0) + health risk 25 (health score, complaints/churn signals in "
-        "email) + "
-        "specific requirements 15 (concrete renewal conditions or meeting requests in email).",
+        "Method: priority score out of 100 = urgency 40 (expiry date) + customer value 20 (annual "
+        "revenue x tier weight, VIP 1.5 / standard 1.0) + health risk 25 (health score, complaints/churn "
+        "signals in email) + specific requirements 15 (concrete renewal conditions or meeting requests "
+        "in email).",
         "",
         "## Priority Ranking",
         "",
@@ -140,8 +137,8 @@ def report(ranked: list[dict[str, Any]]) -> str:
     for i, c in enumerate(ranked):
         s = c["score"]
         lines.append(
-            f"| P{i} | {c['name']} | {c['contract_end']} | {c['tier']} | {c['annual_revenue'] / 1000:,.0f}K "
-            f"| {c['health_score']} | {s['total']:.1f} | "
+            f"| P{i} | {c['name']} | {c['contract_end']} | {c['tier']} | "
+            f"{c['annual_revenue'] / 1000:,.0f}K | {c['health_score']} | {s['total']:.1f} | "
             f"{c['signals']['text'] or 'no recent email'} |"
         )
     lines += ["", "## Rationale, Risk and Strategy per Customer"]
@@ -153,8 +150,8 @@ def report(ranked: list[dict[str, Any]]) -> str:
             "",
             f"### P{i} ({label}): {c['name']} ({c['customer_id']})",
             f"- Rationale: expires {c['contract_end']} (urgency {s['urgency']:.1f}/40); value "
-            f"{c['annual_revenue'] / 1000:,.0f}K x {TIER_WEIGHT.get(c['tier'], 1.0)} ({s['value']:.1f}/20); "
-            f"risk {s['risk']:.1f}/25; requirements {s['needs']:.0f}/15.",
+            f"{c['annual_revenue'] / 1000:,.0f}K x {TIER_WEIGHT.get(c['tier'], 1.0)} "
+            f"({s['value']:.1f}/20); risk {s['risk']:.1f}/25; requirements {s['needs']:.0f}/15.",
             f"- Risk assessment: {risk_label(c)}. CRM note: {c.get('notes', '')}",
             f"- Strategy: {strategy(c)}",
         ]
@@ -166,8 +163,8 @@ def report(ranked: list[dict[str, Any]]) -> str:
     lines += [
         "",
         "## Expiring Revenue",
-        f"- Total expiring annual revenue: {total / 1000:,.0f}K ({total:,}) across {len(ranked)} contracts "
-        f"ending {ends[0]} to {ends[-1]}.",
+        f"- Total expiring annual revenue: {total / 1000:,.0f}K ({total:,}) across {len(ranked)} "
+        f"contracts ending {ends[0]} to {ends[-1]}.",
         f"- VIP share: {vip / 1000:,.0f}K; at-risk (churn signal or health < 50): {at_risk / 1000:,.0f}K.",
     ]
     return "\n".join(lines)

@@ -107,8 +107,8 @@ def report(rows: list[dict[str, Any]]) -> str:
     lines = [
         "# Lead Score Validation Report (CRM vs email activity)",
         "",
-        "Rubric: multiple interactions + quote + demo = 80+ (85 used); urgent need + clear budget + tight "
-        "timeline = 90+ (95 used); general inquiry = 30; unsubscribe/decline = 0 (invalid).",
+        "Rubric: multiple interactions + quote + demo = 80+ (85 used); urgent need + clear budget + "
+        "tight timeline = 90+ (95 used); general inquiry = 30; unsubscribe/decline = 0 (invalid).",
         "",
         "| Lead | Name | CRM score | Recommended | Discrepancy | Adjustment | Evidence |",
         "|---|---|---|---|---|---|---|",
@@ -116,8 +116,8 @@ def report(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         lead = r["lead"]
         lines.append(
-            f"| {lead['customer_id']} | {lead['name']} | {r['crm']} | {r['rec']} | {r['gap']:+d} "
-            f"| {r['dir']} | {r['evidence']} |"
+            f"| {lead['customer_id']} | {lead['name']} | {r['crm']} | {r['rec']} | {r['gap']:+d} | "
+            f"{r['dir']} | {r['evidence']} |"
         )
     lines += ["", "## Per-Lead Comparison"]
     for r in rows:

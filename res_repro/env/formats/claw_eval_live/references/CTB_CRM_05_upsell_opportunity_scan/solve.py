@@ -43,9 +43,8 @@ def estimate(mail: dict[str, Any], c: dict[str, Any], prices: dict[str, float]) 
             "type": "Multi-site expansion",
             "amount": sites * per_site,
             "basis": f"{sites} new branch sites × {per_site / 1000:,.0f}K (HQ fee "
-            "{revenue / 1000:,.0f}K less "
-            f"the assumed {BRANCH_DISCOUNT:.0%} branch discount); upper bound at full HQ fee "
-            f"{sites * revenue / 1000:,.0f}K",
+            f"{{revenue / 1000:,.0f}}K less the assumed {BRANCH_DISCOUNT:.0%} branch discount); upper "
+            f"bound at full HQ fee {sites * revenue / 1000:,.0f}K",
             "next": "Send multi-site Enterprise options for the new branches and book a deployment scoping "
             "call",
         }
@@ -104,9 +103,8 @@ def report(ranked: list[dict[str, Any]]) -> str:
         "# Upsell / Upgrade / Expansion Opportunity Scan",
         "",
         f"{len(ranked)} opportunities found in customer emails, cross-referenced with each customer's "
-        "current plan "
-        f"in CRM. Ranked by estimated additional annual revenue (largest first). Total pipeline: "
-        f"{total / 1000:,.0f}K.",
+        "current plan in CRM. Ranked by estimated additional annual revenue (largest first). Total "
+        f"pipeline: {total / 1000:,.0f}K.",
         "",
         "| Rank | Customer | Current plan (CRM) | Current ARR | Opportunity | Email | Est. additional "
         "revenue |",
@@ -137,9 +135,7 @@ def report(ranked: list[dict[str, Any]]) -> str:
         + " + ".join(f"{o['customer']['name']} {o['amount'] / 1000:,.0f}K" for o in ranked)
         + ").",
         "- Assumptions to confirm with pricing: add-on module list price "
-        f"{MODULE_PRICE / 1000:,.0f}K/year; branch "
-        f"sites at a {BRANCH_DISCOUNT:.0%} discount to the HQ enterprise fee. Other figures come from CRM "
-        "contract "
-        "values.",
+        f"{MODULE_PRICE / 1000:,.0f}K/year; branch sites at a {BRANCH_DISCOUNT:.0%} discount to the HQ "
+        "enterprise fee. Other figures come from CRM contract values.",
     ]
     return "\n".join(lines)

@@ -86,12 +86,12 @@ def report(seg: dict[str, dict[str, Any]], per_customer: dict[str, dict[str, Any
     for name, v in active.items():
         names = ", ".join(r["customer"]["name"] for r in v["rows"])
         lines.append(
-            f"| {name} | {names} | {money(v['revenue'])} | {money(v['cost'])} | {money(v['profit'])} "
-            f"| {v['margin']:.1f}% | {v['profit'] / total_profit * 100:.1f}% |"
+            f"| {name} | {names} | {money(v['revenue'])} | {money(v['cost'])} | {money(v['profit'])} | "
+            f"{v['margin']:.1f}% | {v['profit'] / total_profit * 100:.1f}% |"
         )
     lines.append(
-        f"| Total | {len(per_customer)} | {money(total_rev)} | {money(total_rev - total_profit)} "
-        f"| {money(total_profit)} | {total_profit / total_rev * 100:.1f}% | 100% |"
+        f"| Total | {len(per_customer)} | {money(total_rev)} | {money(total_rev - total_profit)} | "
+        f"{money(total_profit)} | {total_profit / total_rev * 100:.1f}% | 100% |"
     )
     lines += [
         "",
@@ -108,8 +108,8 @@ def report(seg: dict[str, dict[str, Any]], per_customer: dict[str, dict[str, Any
         if (tier == "VIP") != (r["segment"] == "VIP"):
             mismatched.append(c["name"])
         lines.append(
-            f"| {c['name']} | {r['segment']} | {tier} | {money(r['revenue'])} | {money(r['cost'])} "
-            f"| {margin:.1f}% |"
+            f"| {c['name']} | {r['segment']} | {tier} | {money(r['revenue'])} | {money(r['cost'])} | "
+            f"{margin:.1f}% |"
         )
     b, w, g = active[best], active[worst], active[biggest]
 
@@ -120,31 +120,26 @@ def report(seg: dict[str, dict[str, Any]], per_customer: dict[str, dict[str, Any
     lines += [
         "",
         "## Conclusions",
-        f"- Most profitable segment: {best} — highest profit margin at {b['margin']:.1f}% "
-        f"(profit {money(b['profit'])} on revenue {money(b['revenue'])}).",
+        f"- Most profitable segment: {best} — highest profit margin at {b['margin']:.1f}% (profit "
+        f"{money(b['profit'])} on revenue {money(b['revenue'])}).",
         f"- Segment most in need of optimization: {worst} — lowest margin at {w['margin']:.1f}%; service "
-        "cost is "
-        f"{w['cost'] / w['revenue'] * 100:.1f}% of revenue.",
+        f"cost is {w['cost'] / w['revenue'] * 100:.1f}% of revenue.",
         f"- {biggest} brings the most absolute profit ({money(g['profit'])}, "
         f"{g['profit'] / total_profit * 100:.1f}% of the total) but at a {g['margin']:.1f}% margin, "
         f"{b['margin'] - g['margin']:.1f} points below {best}.",
         "",
         "## Recommendations",
         f"- {worst}: cut cost-to-serve (cost drivers in finance: {drivers(w)}) through self-service "
-        "onboarding "
-        "and pooled support, and review pricing or move customers toward higher editions.",
+        "onboarding and pooled support, and review pricing or move customers toward higher editions.",
         f"- {biggest}: keep investing in the accounts, but control delivery cost (cost drivers: "
-        f"{drivers(g)}) "
-        "to lift the margin.",
+        f"{drivers(g)}) to lift the margin.",
         f"- {best}: use it as the efficiency benchmark and grow this segment; it converts revenue into "
-        "profit most "
-        "efficiently.",
+        "profit most efficiently.",
     ]
     if mismatched:
         lines.append(
-            f"- Data quality: the CRM tier field says VIP/standard differently from the edition in the notes "
-            f"for {', '.join(mismatched)}; segments here follow the notes. Fix the tier field in "
-            "CRM."
+            "- Data quality: the CRM tier field says VIP/standard differently from the edition in the "
+            f"notes for {', '.join(mismatched)}; segments here follow the notes. Fix the tier field in CRM."
         )
     if unmatched:
         lines.append(f"- {len(unmatched)} transactions could not be matched to a customer and are excluded.")
