@@ -505,3 +505,31 @@ def test_cached_prompt_tokens_are_part_of_the_input(
 
     assert record.accounting["cached_tokens"] == 100 * len(SOLVE_TOOL_TASK)
     assert record.accounting["input_tokens"] == sum(r.input_tokens for r in SOLVE_TOOL_TASK)
+
+
+def test_each_sample_asks_the_model_afresh_and_a_rerun_asks_nothing(
+    server: FakeModelServer, make_agent: AgentFactory, tool_task: Task, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "cache"
+    server.load([], after=Reply(text="I could not finish."))
+    attempts = [f"target-node-{attempt}" for attempt in range(3)]
+    for episode_id in attempts:  # a target's three attempts at one node: three samples, three requests
+        run(tool_task, make_agent(cache_dir=cache_dir), episode_id)
+    assert len(server.requests) == 3
+    run(tool_task, make_agent(cache_dir=cache_dir), "evaluation-node")  # the evaluation is a sample too
+    assert len(server.requests) == 4
+    paged = {"name": "pagination", "params": {"tools": ["crm_search"], "page_size": 1}}
+    scaled = load_tool_task(make_tool_task(tmp_path / "scaled", middleware=[paged]))
+    agents = {"fake": make_agent(cache_dir=cache_dir)}
+    store = EpisodeStore(tmp_path / "episodes")
+    requests = [EpisodeRequest(tool_task, "fake"), EpisodeRequest(scaled, "fake", "res-depth-1")]
+    evaluate(requests, agents=agents, backend="local", store=store, show_progress=False)
+    assert len(server.requests) == 6  # the original and the scaled environment: one sample each
+    server.load([])  # nothing more to answer: a rerun of the same jobs must not ask
+    for episode_id in attempts:
+        record = run(tool_task, make_agent(cache_dir=cache_dir), episode_id)
+        assert record.accounting["cache_hits"] == 1
+    evaluate(
+        requests, agents=agents, backend="local", store=EpisodeStore(tmp_path / "fresh"), show_progress=False
+    )
+    assert server.requests == []
