@@ -75,7 +75,7 @@ class ClawEvalLiveConfig(BenchmarkConfig):
 
     checkout: str = MISSING
     task_filter: str | None = None
-    threshold: float = 0.80
+    threshold: float | None = None  # None: the benchmark's own pass rule
 
 
 @dataclass

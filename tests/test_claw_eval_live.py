@@ -89,7 +89,7 @@ def test_loads_tasks_with_attachments_inlined(checkout: Path) -> None:
     assert first.instruction.startswith("Close every open VPN ticket")
     assert "\n\n[attached document: runbook.md]\n# VPN runbook" in first.instruction
     assert first.config.checkout == checkout
-    assert (first.config.max_turns, first.config.timeout_seconds, first.config.threshold) == (12, 300, 0.80)
+    assert (first.config.max_turns, first.config.timeout_seconds, first.config.threshold) == (12, 300, 0.75)
     assert first.config.spec.model_extra["expected_actions"][0]["action_key"] == "closed"
     assert [t.task_id for t in load_claw_eval_live(checkout, task_filter="T02")] == [T02]
 

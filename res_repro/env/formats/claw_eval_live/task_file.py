@@ -42,7 +42,9 @@ TASK_FILE = "task.yaml"
 GRADER_FILE = "grader.py"
 SCALED_FIXTURES_DIR = "res_fixtures"  # fixtures of the services environment scaling added
 PACKAGE_DIR = "src/liveclaw_500"
-DEFAULT_THRESHOLD = 0.80
+# The benchmark's own pass rule, as its scoring code computes it (score >= 0.75). Its README says 0.80 and
+# its task list 0.76; the code is what decides a pass there. Tables report Pass@1 at metrics.threshold.
+DEFAULT_THRESHOLD = 0.75
 REFERENCES_DIR = Path(__file__).with_name("references")  # executable references, one folder per task id
 
 LOCAL_URL = re.compile(r"^http://(?:localhost|127\.0\.0\.1):(?P<port>\d+)(?P<rest>[/?#].*)?$")
