@@ -16,7 +16,7 @@ from res_repro.env.errors import TaskFormatError
 
 @functools.lru_cache(maxsize=256)
 def _compiled_source(source: str) -> CodeType:
-    return compile(source, "<task file>", "exec")
+    return compile(source, "<task file>", "exec", dont_inherit=True)  # its own __future__ imports only
 
 
 def _renamed(code: CodeType, filename: str) -> CodeType:

@@ -81,6 +81,8 @@ class SandboxSpec:
     max_file_mb: int = 1024  # largest file a command may write
     env: dict[str, str] = field(default_factory=dict)  # extra variables visible inside
     limits: SandboxLimits = field(default_factory=SandboxLimits)
+    # (link, target) pairs: paths inside that lead to a transfer folder (a task that works in /workspace)
+    aliases: tuple[tuple[str, str], ...] = ()
 
     def output_cap(self, requested: int | None) -> int:
         """The output cap of one command: the caller's, else the configured one."""

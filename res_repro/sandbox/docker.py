@@ -316,6 +316,8 @@ class DockerSandbox(Sandbox):
             self._put_archive("/", seed)
         folders = (APP_DIR, TESTS_DIR, SOLUTION_DIR, VERIFIER_LOGS_DIR, AGENT_LOGS_DIR, TMP_DIR)
         self.run_quietly(["sh", "-c", f'mkdir -p "$@" && chmod 1777 {TMP_DIR}', "sh", *folders])
+        for link, target in self.spec.aliases:
+            self.run_quietly(["ln", "-sfn", sandbox_path(target), link])
         if self.spec.workspace is not None:
             self.put_dir(self.spec.workspace, APP_DIR)
 

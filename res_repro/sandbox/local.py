@@ -377,6 +377,8 @@ class LocalSandbox(Sandbox):
         for folder in TRANSFER_ROOTS:
             binds += ["--bind", str(self.root / folder.lstrip("/")), folder]
         binds += ["--ro-bind", str(self.control_dir), CONTROL_DIR]
+        for link, target in self.spec.aliases:
+            binds += ["--symlink", sandbox_path(target), link]
         isolation = isolation_args(allow_network=self.spec.allow_network, binds=binds)
         bwrap = [_checked_bwrap(), *isolation, "--chdir", cwd, "--clearenv"]
         for name, value in {**BASE_ENV, **self.spec.env, **(env or {})}.items():
