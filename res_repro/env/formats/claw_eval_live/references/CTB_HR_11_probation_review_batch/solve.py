@@ -147,10 +147,14 @@ def employee_section(rank: int, review: Review) -> list[str]:
     if "5%" in manager:
         lines.append("- Special note: outstanding performer; approve the 5% salary raise and a commendation.")
     if label == "Not confirmed":
+        clauses = [
+            c for c in review.notes.split("，") if c and "onboarding" not in c and "probation" not in c
+        ]
+        remark = clauses[-1] if len(clauses) > 1 else "none"
         lines.append(
             "- Special note: the manager notes a lack of initiative and documentation not yet "
-            "completed, and the personnel record already holds a prior conduct note "
-            "(attendance/tardiness history to be verified). "
+            f"completed; the personnel record ends with an extra remark ('{remark}', text incomplete) "
+            "that HR should read in full (e.g. attendance record) before the meeting. "
             "The written recommendation in the email reads as positive, which contradicts scores of "
             f"{scores}; HR should confirm the intent with the manager before the decision is issued. "
             "HR does not support confirmation: terminate at probation end."
