@@ -98,21 +98,14 @@ class ClawEvalLiveFormat(DirectoryFormat):
 
     @contextmanager
     def open(self, task: Task, backend: Backend, seed: int) -> Iterator[ClawEvalLiveEnvironment]:
-        """The task's services started on free ports (as local processes, whatever ``backend``)."""
-        with open_claw_eval_live(task, str(backend), seed) as environment:
+        """The task's services started on free ports as local processes, and for a task that works in the
+        shell sandbox, a sandbox of ``backend`` with its files under /workspace."""
+        with open_claw_eval_live(task, backend, seed) as environment:
             yield environment
 
     def draft(self, path: Path) -> ClawEvalLiveDraft:
         """The copy's task file."""
         return ClawEvalLiveDraft(path)
-
-    def refusal(self, task: Task, backend: str) -> str | None:
-        """A task that works in the benchmark's /workspace shell sandbox (``sandbox_files``) is refused:
-        this harness offers its tools and services, not that sandbox."""
-        extra = task.config.spec.model_extra or {}
-        if extra.get("sandbox_files"):
-            return "needs the benchmark's /workspace shell sandbox (sandbox_files), which is not supported"
-        return None
 
     def original_plan(self, task: Task) -> Path | None:
         """The task's reference program, its own or the harness's."""

@@ -8,9 +8,11 @@ also kept as the benchmark's grader expects to read it (a dispatch with request 
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,15 @@ from res_repro.env.formats.claw_eval_live.task_file import (
     ClawEvalLiveConfig,
 )
 from res_repro.env.formats.claw_eval_live.transport import send
+from res_repro.env.formats.claw_eval_live.workspace import (
+    WORKSPACE,
+    WORKSPACE_TOOLS,
+    needs_workspace,
+    snapshot,
+    stage,
+    workspace_call,
+    workspace_files,
+)
 from res_repro.env.formats.tool_api.environment import run_reference_program
 from res_repro.env.formats.tool_api.task_file import ToolDef as FixtureToolDef
 from res_repro.env.grade import Grade
@@ -38,6 +49,8 @@ from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.services import OPERATIONS, FixtureService
 from res_repro.env.task import Task
 from res_repro.env.tools import AuditEntry, Dispatcher, ToolCall, ToolResponse, ToolSpec, error
+from res_repro.sandbox import Backend, make_sandbox
+from res_repro.sandbox.base import APP_DIR, Sandbox, SandboxSpec
 
 CALL_TIMEOUT = 30.0
 
@@ -89,10 +102,12 @@ class ClawEvalLiveEnvironment:
         seed: int = 0,
         judge: Judge | None = None,
         grader_timeout: float = GRADER_TIMEOUT,
+        sandbox: Sandbox | None = None,
     ) -> None:
         config: ClawEvalLiveConfig = task.config
         self.task = task
         self.services = services
+        self.sandbox = sandbox
         self.judge = judge
         self.grader_timeout = grader_timeout
         self.endpoints = {e.tool_name: services.url(e.url) for e in config.spec.tool_endpoints}
@@ -105,6 +120,9 @@ class ClawEvalLiveEnvironment:
             routes[tool.name] = fixture_route(self.scaled_services[tool.service], tool)
         layers = [make_middleware(layer.name, layer.params, seed) for layer in config.spec.middleware]
         specs = [tool.spec() for tool in config.spec.tools] + [tool.spec() for tool in added.tools]
+        if sandbox is not None:
+            specs += list(WORKSPACE_TOOLS)
+            routes.update({tool.name: partial(workspace_call, sandbox) for tool in WORKSPACE_TOOLS})
         self.dispatcher = Dispatcher(specs, routes, layers)
         self.dispatches: list[dict[str, Any]] = []
         self._results: list[str] = []
@@ -136,6 +154,14 @@ class ClawEvalLiveEnvironment:
         )
         self._results.append(response.text())
         return response
+
+    def _snapshot(self) -> dict[str, Any]:
+        """What the snapshot commands print in the shell sandbox after the episode (empty without one)."""
+        if self.sandbox is None:
+            return {}
+        extra = self.task.config.spec.model_extra or {}
+        with tempfile.TemporaryDirectory(prefix="res-grader-files-") as staging:
+            return snapshot(self.sandbox, self.task.path, extra, Path(staging))
 
     def run_reference(self) -> AgentOutcome:
         """Run the task's reference program (:func:`.task_file.reference_program`), or say there is none."""
@@ -170,6 +196,7 @@ class ClawEvalLiveEnvironment:
             "messages": conversation(self.task.instruction, self.dispatches, self._results, answer),
             "dispatches": self.dispatches,
             "audit_data": audit_data,
+            "env_snapshot": self._snapshot(),
         }
         reply = run_grader(request, cwd=config.checkout, judge=self.judge, timeout=self.grader_timeout)
         evidence = {"audit_errors": audit_errors, "judge": self.judge is not None}
@@ -178,13 +205,22 @@ class ClawEvalLiveEnvironment:
 
 @contextmanager
 def open_claw_eval_live(
-    task: Task, backend: str, seed: int, *, judge: Judge | None = None
+    task: Task, backend: Backend, seed: int, *, judge: Judge | None = None
 ) -> Iterator[ClawEvalLiveEnvironment]:
-    """Start the task's services on free ports, yield its environment, and always stop the services.
+    """Start the task's services on free ports (and, for a task that works in the shell sandbox, a
+    sandbox of ``backend`` holding its files), yield its environment, and always stop them.
 
-    ``backend`` is unused (the services run as local processes); bind ``judge`` with
-    :func:`functools.partial` for graders that ask an LLM judge.
+    Bind ``judge`` with :func:`functools.partial` for graders that ask an LLM judge.
     """
     config: ClawEvalLiveConfig = task.config
-    with ServiceManager(config.spec.services, config.checkout) as services:
-        yield ClawEvalLiveEnvironment(task, services, seed=seed, judge=judge)
+    extra = config.spec.model_extra or {}
+    with ServiceManager(config.spec.services, config.checkout) as services, ExitStack() as stack:
+        sandbox = None
+        if needs_workspace(extra):
+            staging = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="res-workspace-")))
+            files = workspace_files(extra, list(config.spec.environment.model_extra.get("fixtures") or []))
+            spec = SandboxSpec(
+                workspace=stage(task.path, files, staging / "files"), aliases=((WORKSPACE, APP_DIR),)
+            )
+            sandbox = stack.enter_context(make_sandbox(backend, spec))
+        yield ClawEvalLiveEnvironment(task, services, seed=seed, judge=judge, sandbox=sandbox)

@@ -89,7 +89,10 @@ def grade(request: dict[str, Any], judge: JudgeProxy | None) -> dict[str, Any]:
     dispatches = [ToolDispatch.model_validate({**trace, **d}) for d in request["dispatches"]]
     task = TaskDefinition.from_yaml(request["task_yaml"])
     grader = load_grader(Path(request["grader"]))
-    scores = grader.grade(messages, dispatches, task, audit_data=request["audit_data"], judge=judge)
+    snapshot = {"env_snapshot": request["env_snapshot"]} if request.get("env_snapshot") else {}
+    scores = grader.grade(
+        messages, dispatches, task, audit_data=request["audit_data"], judge=judge, **snapshot
+    )
     return scores.model_dump() if hasattr(scores, "model_dump") else dict(vars(scores))
 
 
