@@ -187,13 +187,16 @@ def conversation(record: EpisodeRecord) -> list[tuple[Any, ...]]:
     ]
 
 
+def fake_model(base_url: str) -> dict[str, Any]:
+    """A model config for an OpenAI-compatible server at ``base_url`` that needs no key."""
+    return {"provider": OPENAI, "model": "m", "api_key_env": None, "base_url": base_url, "timeout_s": 30.0}
+
+
 def test_a_model_agent_is_rebuilt_in_the_worker_from_its_recipe(tmp_path: Path) -> None:
     task = load_tool_task(make_tool_task(tmp_path / "task"))
-    loop = {"max_turns": 10, "time_limit_s": 60.0, "max_tool_output_chars": 8000}
+    loop = hydra_config.agent_loop(max_turns=10, time_limit_s=60.0)
     with FakeModelServer(OPENAI) as server:
-        models = {
-            "fake": {"provider": OPENAI, "model": "m", "api_key_env": None, "base_url": server.base_url}
-        }
+        models = {"fake": fake_model(server.base_url)}
         agents = build_agents(["fake"], models=models, loop=loop)
         with pytest.raises(TypeError):
             pickle.dumps(agents["fake"])  # SDK clients hold locks: the agent itself cannot travel
@@ -219,11 +222,9 @@ def test_a_model_agent_is_rebuilt_in_the_worker_from_its_recipe(tmp_path: Path) 
 
 def test_an_agent_that_cannot_travel_needs_a_recipe(tmp_path: Path) -> None:
     task = load_tool_task(make_tool_task(tmp_path / "task"))
-    models = {
-        "fake": {"provider": OPENAI, "model": "m", "api_key_env": None, "base_url": "http://127.0.0.1:9"}
-    }
+    models = {"fake": fake_model("http://127.0.0.1:9")}
     agents = build_agents(
-        ["fake"], models=models, loop={"max_turns": 1, "time_limit_s": 1.0, "max_tool_output_chars": 100}
+        ["fake"], models=models, loop=hydra_config.agent_loop(max_turns=1, time_limit_s=1.0)
     )
     with pytest.raises(UserInputError, match=r"^agents: 'fake' does not pickle and has no recipe"):
         evaluate(

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
+from hydra_config import scaling_settings
 
 from res_repro.agents import SCRIPTED_AGENTS, Agent, AgentOutcome, build_agents
 from res_repro.agents.explorer import BasicExplorer, ExpertExplorer, ExplorerAgent
@@ -30,7 +31,7 @@ from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler, ScalingSettings
+from res_repro.res.scaling import Scaler
 
 SUITES = ("terminal_bundled", "workspace_bundled", "claw_bundled", "agentce")
 TIERS: tuple[type[ExplorerAgent], ...] = (BasicExplorer, ExpertExplorer)
@@ -74,7 +75,7 @@ def scaled_tasks(tmp_path_factory: pytest.TempPathFactory) -> list[Task]:
     """Every environment (depths 1-4) of lineages the RES engine grows from a few seeds."""
     root = tmp_path_factory.mktemp("scaled")
     scaler = Scaler(
-        settings=ScalingSettings(depth_cap=4),
+        settings=scaling_settings(depth_cap=4),
         proposer=ProgrammaticProposer(library(None)),
         store=LineageStore(root / "lineages"),
         backend="local",

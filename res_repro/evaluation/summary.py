@@ -17,13 +17,14 @@ from res_repro.evaluation.statistics import mcnemar_exact, paired_bootstrap, wil
 
 @dataclass(frozen=True)
 class MetricSettings:
-    """Thresholds and interval settings from the config."""
+    """Thresholds and interval settings, built from the ``metrics`` config group and the run's seed (see
+    ``res_repro.pipelines.table1.metric_settings``)."""
 
-    threshold: float = 0.80
-    tcr_fraction: float = 0.80
-    confidence: float = 0.95
-    n_bootstrap: int = 10_000
-    seed: int = 0
+    threshold: float
+    tcr_fraction: float
+    confidence: float
+    n_bootstrap: int
+    seed: int
 
 
 @dataclass(frozen=True)
