@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ARGS = (
     "experiment=table1",
     "benchmark=claw_bundled",
@@ -38,6 +40,7 @@ def _stored(root: Path) -> set[Path]:
     )
 
 
+@pytest.mark.slow
 def test_kill_9_then_rerun_loses_and_redoes_nothing(tmp_path):
     clean, crashed = tmp_path / "clean", tmp_path / "crashed"
     subprocess.run(_command(clean), check=True, capture_output=True, timeout=600)
@@ -90,6 +93,7 @@ def _processes_naming(*texts: str, within: float = 60.0) -> list[str]:
         time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_sigterm_closes_every_sandbox_and_leaves_no_process(tmp_path):
     sandboxes = tmp_path / "sandboxes"  # the run's temporary folders, so its sandboxes live here
     sandboxes.mkdir()

@@ -1,8 +1,9 @@
 """Executors: episodes on a local Ray instance give the local executor's records, keep the concurrency
 limits, store each record as it arrives, and rebuild model agents in the workers from their recipes.
 
-One Ray instance serves the whole module (starting one takes seconds). Ray is part of `make install`, so
-under CI=true these tests must run, not skip.
+One Ray instance serves every test of the module that runs episodes on Ray; starting it takes seconds, so
+those tests are marked slow. Ray is part of `make install`, so under CI=true these tests must run, not
+skip.
 """
 
 from __future__ import annotations
@@ -47,9 +48,9 @@ SUITES = ("terminal_bundled", "claw_bundled")
 RAY_CPUS = 2
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(scope="module")
 def ray_instance() -> Iterator[None]:
-    """One local Ray instance of 2 CPUs for the module; its workers import the test helpers."""
+    """One local Ray instance for the tests that ask for it; its workers import the test helpers."""
     ray.init(
         num_cpus=RAY_CPUS,
         include_dashboard=False,
@@ -91,6 +92,8 @@ def outcome(record: EpisodeRecord) -> tuple[Any, ...]:
     )
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("ray_instance")
 def test_ray_executor_records_equal_the_local_executors(tmp_path: Path) -> None:
     local = run_suites(tmp_path / "local")
     on_ray = run_suites(tmp_path / "ray", "executor=ray")
@@ -137,6 +140,8 @@ def run_waiting(tmp_path: Path, limits: ConcurrencyLimits) -> tuple[int, TimedSt
     return max_overlap(log_dir), store, log_dir
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("ray_instance")
 def test_ray_keeps_a_models_limit_and_stores_each_record_as_it_arrives(tmp_path: Path) -> None:
     unlimited, _, _ = run_waiting(tmp_path / "free", ConcurrencyLimits())
     assert unlimited == 2  # without the limit 2 do overlap, so the next check can fail
@@ -149,6 +154,8 @@ def test_ray_keeps_a_models_limit_and_stores_each_record_as_it_arrives(tmp_path:
     assert min(store.put_times) < last_end  # the first record was stored while others still ran
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("ray_instance")
 def test_a_failing_episode_stops_the_run_and_cancels_the_tasks_in_flight(tmp_path: Path) -> None:
     log_dir = tmp_path / "intervals"
     log_dir.mkdir()
@@ -198,6 +205,8 @@ def fake_model(base_url: str) -> dict[str, Any]:
     return {"provider": OPENAI, "model": "m", "api_key_env": None, "base_url": base_url, "timeout_s": 30.0}
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("ray_instance")
 def test_a_model_agent_is_rebuilt_in_the_worker_from_its_recipe(tmp_path: Path) -> None:
     task = load_tool_task(make_tool_task(tmp_path / "task"))
     loop = hydra_config.agent_loop(max_turns=10, time_limit_s=60.0)
@@ -226,6 +235,8 @@ def test_a_model_agent_is_rebuilt_in_the_worker_from_its_recipe(tmp_path: Path) 
     assert conversation(on_ray) == conversation(local)
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("ray_instance")
 def test_an_agent_that_cannot_travel_needs_a_recipe(tmp_path: Path) -> None:
     task = load_tool_task(make_tool_task(tmp_path / "task"))
     models = {"fake": fake_model("http://127.0.0.1:9")}

@@ -93,6 +93,7 @@ def scaled_results(scaled_tasks: list[Task]) -> Results:
     return {("scaled", tier.name): episodes(scaled_tasks, tier(), "scaled") for tier in TIERS}
 
 
+@pytest.mark.slow
 def test_expert_completes_most_original_tasks(original_results: Results) -> None:
     """Following the plan with every skill completes at least 80% of the original tasks."""
     expert = [r for suite in SUITES for r in original_results[suite, ExpertExplorer.name]]
@@ -101,6 +102,7 @@ def test_expert_completes_most_original_tasks(original_results: Results) -> None
     assert all(r.scripted and r.agent == "explorer-expert" for r in expert)
 
 
+@pytest.mark.slow
 def test_basic_cannot_afford_long_plans(original_results: Results) -> None:
     """The basic tier completes clearly fewer original tasks, and only runs out of budget doing so."""
     expert = [r for suite in SUITES for r in original_results[suite, ExpertExplorer.name]]
@@ -114,6 +116,7 @@ def test_basic_cannot_afford_long_plans(original_results: Results) -> None:
     )
 
 
+@pytest.mark.slow
 def test_trajectories_read_like_tool_calling_agents(original_results: Results) -> None:
     """Each tool call is one turn, recorded as an assistant call answered by a tool message."""
     for records in original_results.values():
@@ -126,6 +129,7 @@ def test_trajectories_read_like_tool_calling_agents(original_results: Results) -
             assert "Scripted" in record.messages[0]["content"]
 
 
+@pytest.mark.slow
 def test_expert_recovers_on_scaled_environments(scaled_tasks: list[Task], scaled_results: Results) -> None:
     """On scaled environments the expert mostly succeeds, and mostly where the basic tier fails."""
     basic, expert = (
@@ -190,6 +194,7 @@ class Watched(Agent):
             WATCHING[0] = False
 
 
+@pytest.mark.slow
 def test_explorer_learns_only_through_tools(scaled_tasks: list[Task], tmp_path: Path) -> None:
     """While acting, the explorer opens nothing in the task folder but its plan.
 
@@ -208,6 +213,7 @@ def test_explorer_learns_only_through_tools(scaled_tasks: list[Task], tmp_path: 
         assert clean.passed == garbled.passed
 
 
+@pytest.mark.slow
 def test_runs_are_deterministic(scaled_tasks: list[Task]) -> None:
     """The same tier on the same environment makes the same calls and reaches the same verdict."""
     for task in (next(t for t in scaled_tasks if t.kind == "tool"), scaled_tasks[0]):

@@ -79,6 +79,7 @@ def process_count(sandbox: Sandbox) -> int:
 BOMB = "bomb() { bomb | bomb & }; bomb; while :; do :; done"
 
 
+@pytest.mark.slow
 def test_fork_bomb_is_capped_and_killed_at_the_timeout(make: MakeSandbox) -> None:
     sandbox = make()
     if hasattr(sandbox, "cgroup") and os.geteuid() == 0:  # as root, RLIMIT_NPROC would not bind

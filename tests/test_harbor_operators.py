@@ -235,6 +235,7 @@ def test_a_prelude_that_forgets_a_step_is_rejected(tmp_path):
     assert "reference_passes" in failures(parent, draft, application, DependencyGraph())
 
 
+@pytest.mark.slow
 def test_scaling_a_seed_stacks_composed_changes(tmp_path):
     scaler = Scaler(
         settings=scaling_settings(depth_cap=4),

@@ -71,6 +71,7 @@ def test_scripted_trajectories_only_when_asked_and_balanced_with_a_seed(episodes
         balance(pools, 3, seed=0)
 
 
+@pytest.mark.slow
 def test_tiny_model_trains_per_condition_and_reloads_to_generate(episodes, tmp_path):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 

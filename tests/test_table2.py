@@ -32,6 +32,7 @@ def _rows(table) -> dict[tuple[str, str], dict[str, str]]:
     return {(row[0], row[1]): dict(zip(table.columns, row, strict=True)) for row in table.rows}
 
 
+@pytest.mark.slow
 def test_table2_end_to_end_with_equal_counts_and_a_served_checkpoint(tmp_path):
     with FakeModelServer(OPENAI, after=Reply(text="I could not finish.")) as server:
         served = (  # a models entry pointing at the server, like those of conf/models/local_qwen.yaml
