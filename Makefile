@@ -15,7 +15,7 @@ CLAW := $(if $(CLAW_EVAL_LIVE_DIR),benchmark=claw_eval_live,)
 comma := ,
 TABLE1_SUITES := claw_bundled,workspace_bundled,terminal_bundled$(if $(CLAW_EVAL_LIVE_DIR),$(comma)claw_eval_live,)
 
-.PHONY: help install system-deps test lint format table1 table2 table3 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench notebook mlflow-ui clean paper
+.PHONY: help install system-deps test test-fast lint format table1 table2 table3 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench notebook mlflow-ui clean paper
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "} {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -32,8 +32,11 @@ system-deps: ## Install bubblewrap and busybox-static (apt-get where possible)
 
 install: $(STAMP) system-deps ## Create the virtual environment and install everything
 
-test: install ## Run the test suite
+test: install ## Run the whole test suite, slow end-to-end runs included (as CI does)
 	$(PY) -m pytest -q
+
+test-fast: install ## Run the tests not marked slow: the everyday loop, under a minute
+	$(PY) -m pytest -q -m "not slow"
 
 lint: install ## Check style with ruff and the import layers with import-linter (pyproject.toml)
 	$(VENV)/bin/ruff check .

@@ -24,6 +24,7 @@ import openai
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from fake_providers import OPENAI, Call, FakeModelServer, Reply
+from hydra_config import agent_loop
 from tool_factory import make_tool_task
 
 from res_repro.agents import LLMAgent, make_llm_agent
@@ -33,7 +34,7 @@ from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.env.task import Task
 
 TARGET_MS = 1.0
-LOOP = {"max_turns": 1000, "time_limit_s": 3600.0, "max_tool_output_chars": 8000}
+LOOP = agent_loop(max_turns=1000, time_limit_s=3600.0)
 
 
 def script(turns: int) -> list[Reply]:
@@ -79,7 +80,13 @@ def measure(
             # one cache for every episode, as in a run; a model name per episode keeps every request new,
             # so each turn is a miss that stores its response
             name = f"fake-model-{round_index}-{episode}"
-            model = {"provider": OPENAI, "model": name, "api_key_env": None, "base_url": server.base_url}
+            model = {
+                "provider": OPENAI,
+                "model": name,
+                "api_key_env": None,
+                "base_url": server.base_url,
+                "timeout_s": 120.0,
+            }
             agent = make_llm_agent("bench", model, LOOP, cache_root, seed=0)
             elapsed, bodies = run_agent(agent, task, server, turns)
             loop_s += elapsed

@@ -62,7 +62,13 @@ def replayed_turns(repeat: int, episodes: int = 10) -> tuple[float, float]:
     """(raw SDK ms per call to a zero-latency server, median ms per turn replayed from the cache)."""
     with tempfile.TemporaryDirectory() as tmp, FakeModelServer(OPENAI) as server:
         task = load_tool_task(make_tool_task(Path(tmp) / "task"))
-        model = {"provider": OPENAI, "model": "fake-model", "api_key_env": None, "base_url": server.base_url}
+        model = {
+            "provider": OPENAI,
+            "model": "fake-model",
+            "api_key_env": None,
+            "base_url": server.base_url,
+            "timeout_s": 120.0,
+        }
         cache = Path(tmp) / "cache"
         _, bodies = run_agent(make_llm_agent("bench", model, LOOP, cache, seed=0), task, server, TURNS)
         client = openai.OpenAI(api_key="not-needed", base_url=server.base_url, max_retries=0)

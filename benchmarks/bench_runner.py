@@ -17,12 +17,14 @@ from pathlib import Path
 
 from res_repro.agents import build_agents
 from res_repro.benchmarks.registry import load_benchmark
+from res_repro.config import compose_config
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.store import EpisodeStore
+from res_repro.pipelines.lineages import scaling_settings
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler, ScalingSettings
+from res_repro.res.scaling import Scaler
 
 SPEEDUP_TARGET = 1.8
 BATCH_COPIES = 3
@@ -70,7 +72,7 @@ def node_seconds_by_depth(repeat: int, depth_cap: int = 8) -> dict[int, float]:
         with tempfile.TemporaryDirectory() as tmp:
             task = load_benchmark("claw_bundled", {"tasks_per_family": 1}, generated_dir=Path(tmp) / "gen")[0]
             scaler = Scaler(
-                settings=ScalingSettings(depth_cap=0),
+                settings=scaling_settings(compose_config(), depth_cap=0),
                 proposer=ProgrammaticProposer(library(None)),
                 store=LineageStore(Path(tmp) / "lineages"),
                 backend="local",

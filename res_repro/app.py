@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig
 
-from res_repro.config import register_configs
+from res_repro.config import CONF_DIR, register_configs
 from res_repro.errors import UserInputError
 from res_repro.pipelines import run_pipeline
-
-CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 
 register_configs()
 

@@ -65,6 +65,8 @@ def _check(argv: list[str]) -> int:
 
 def _export_sft(argv: list[str]) -> int:
     """Export model episodes from an episodes.jsonl file as chat fine-tuning JSONL (messages + tools)."""
+    from res_repro.config import compose_config
+    from res_repro.evaluation.metrics import MetricSettings
     from res_repro.sft.export import export_chat_jsonl, read_episodes
 
     parser = argparse.ArgumentParser(prog="res-repro export-sft", description=_export_sft.__doc__)
@@ -79,11 +81,13 @@ def _export_sft(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if not args.episodes.is_file():
         raise UserInputError(f"{args.episodes}: not found; expected an episodes.jsonl file")
+    cfg = compose_config()  # "passed" by the project's metrics config (conf/metrics/)
     written = export_chat_jsonl(
         read_episodes(args.episodes),
         args.out,
         only_passed=not args.all,
         include_scripted=args.include_scripted,
+        settings=MetricSettings.from_config(cfg.metrics, cfg.seed),
     )
     print(f"{written} episodes written to {args.out}")
     return 0

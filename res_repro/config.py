@@ -2,6 +2,10 @@
 
 YAML files under ``conf/`` name one of these schemas in their defaults list, so a typo in a key or a
 value of the wrong type fails when the config is composed, before any work starts.
+
+The values live in the YAML: a field that the group's YAML files set is ``MISSING`` here, so each value is
+written once (tests/test_config.py fails when a composition leaves one unset). A field keeps a default
+here only when no YAML file sets it.
 """
 
 from __future__ import annotations
@@ -10,10 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hydra import compose, initialize_config_dir
 from hydra.core.config_store import ConfigStore
-from omegaconf import MISSING, OmegaConf
+from omegaconf import MISSING, DictConfig, OmegaConf
 
 import res_repro
+
+CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 
 
 def project_root() -> str:
@@ -41,25 +48,25 @@ class BenchmarkConfig:
     """Which benchmark to load; ``limit`` keeps its first N tasks (for quick runs)."""
 
     name: str = MISSING
-    limit: int | None = None
+    limit: int | None = MISSING
 
 
 @dataclass
 class AgentCEConfig(BenchmarkConfig):
     """The AgentCE-style generator: H hidden slots, B decoys, how many instances, and their seed."""
 
-    H: int = 4
-    B: int = 2
-    instances: int = 10
-    seed: int = 0
+    H: int = MISSING
+    B: int = MISSING
+    instances: int = MISSING
+    seed: int = MISSING
 
 
 @dataclass
 class ClawBundledConfig(BenchmarkConfig):
     """The bundled Claw-style suite: instances per family and their seed."""
 
-    tasks_per_family: int = 5
-    seed: int = 0
+    tasks_per_family: int = MISSING
+    seed: int = MISSING
 
 
 @dataclass
@@ -74,21 +81,21 @@ class ClawEvalLiveConfig(BenchmarkConfig):
     """Claw-Eval-Live from the user's checkout; ``threshold`` is the pass threshold on native scores."""
 
     checkout: str = MISSING
-    task_filter: str | None = None
-    threshold: float | None = None  # None: the benchmark's own pass rule
+    task_filter: str | None = MISSING
+    threshold: float | None = MISSING  # null: the benchmark's own pass rule
 
 
 @dataclass
 class SandboxConfig:
     """Which isolation backend runs episodes, and how infrastructure failures are retried."""
 
-    backend: str = "local"
-    max_infra_retries: int = 2
+    backend: str = MISSING
+    max_infra_retries: int = MISSING
     # Limits every sandbox enforces (res_repro.sandbox.SandboxLimits; README, Security, says how).
-    pids_limit: int = 512  # processes and threads alive at once
-    workspace_mb: int = 1024  # what the writable folders may hold (tmpfs: counts against memory)
-    output_cap_bytes: int = 1 << 20  # output kept per stream of a command
-    output_kill_bytes: int = 64 << 20  # a command that writes more is killed
+    pids_limit: int = MISSING  # processes and threads alive at once
+    workspace_mb: int = MISSING  # what the writable folders may hold (tmpfs: counts against memory)
+    output_cap_bytes: int = MISSING  # output kept per stream of a command
+    output_kill_bytes: int = MISSING  # a command that writes more is killed
     max_concurrency: int | None = None  # episodes in this backend at once, whatever `workers` says
 
 
@@ -96,7 +103,7 @@ class SandboxConfig:
 class ExecutorConfig:
     """Where episodes run: ``local`` (threads here) or ``ray``; ``workers`` bounds how many at once."""
 
-    name: str = "local"
+    name: str = MISSING
 
 
 @dataclass
@@ -104,21 +111,20 @@ class RayExecutorConfig(ExecutorConfig):
     """Episodes as Ray tasks: on the cluster at ``address`` ("auto", "ray://host:10001"), or, when it is
     null, on a local instance of ``num_cpus`` CPUs (null: all of them)."""
 
-    name: str = "ray"
-    address: str | None = None
-    num_cpus: int | None = None
-    task_cpus: float = 1.0  # CPUs reserved per episode; lower it for model episodes, which mostly wait
-    runtime_env: dict[str, Any] = field(default_factory=dict)  # Ray's runtime_env (env_vars, py_modules...)
+    address: str | None = MISSING
+    num_cpus: int | None = MISSING
+    task_cpus: float = MISSING  # CPUs reserved per episode; lower it for model episodes, which mostly wait
+    runtime_env: dict[str, Any] = MISSING  # Ray's runtime_env (env_vars, py_modules...)
 
 
 @dataclass
 class MetricsConfig:
     """Metric thresholds and the settings of every interval and test."""
 
-    threshold: float = 0.80  # Pass@1 on native scores
-    tcr_fraction: float = 0.80  # TCR@80 on rubric items
-    confidence: float = 0.95
-    n_bootstrap: int = 10_000
+    threshold: float = MISSING  # Pass@1 on native scores
+    tcr_fraction: float = MISSING  # TCR@80 on rubric items
+    confidence: float = MISSING
+    n_bootstrap: int = MISSING
 
 
 @dataclass
@@ -126,13 +132,13 @@ class ModelConfig:
     """A model behind a provider API. ``api_key_env`` names the key's variable (None: no key needed)."""
 
     name: str = MISSING  # how tables name it, e.g. "GPT-5.6 Sol"
-    provider: str = "openai"  # openai (any OpenAI-compatible server too) | anthropic
+    provider: str = MISSING  # openai (any OpenAI-compatible server too) | anthropic
     model: str = MISSING  # the provider's model id
-    base_url: str | None = None
-    api_key_env: str | None = "OPENAI_API_KEY"
-    temperature: float | None = 0.0
-    max_output_tokens: int | None = 4096
-    timeout_s: float = 120.0
+    base_url: str | None = MISSING
+    api_key_env: str | None = MISSING
+    temperature: float | None = MISSING
+    max_output_tokens: int | None = MISSING
+    timeout_s: float = MISSING
     max_concurrency: int | None = None  # this model's episodes at once (rate limits), whatever `workers` says
 
 
@@ -140,19 +146,19 @@ class ModelConfig:
 class RetryConfig:
     """Bounded retries of model calls on 429, 5xx and timeouts."""
 
-    max_attempts: int = 5
-    base_delay_s: float = 1.0
-    max_delay_s: float = 30.0
-    jitter: float = 0.5
+    max_attempts: int = MISSING
+    base_delay_s: float = MISSING
+    max_delay_s: float = MISSING
+    jitter: float = MISSING
 
 
 @dataclass
 class AgentLoopConfig:
     """Limits of one LLM agent episode: the paper uses 50 turns (60 for the scaling target)."""
 
-    max_turns: int = 50
-    time_limit_s: float = 1800.0
-    max_tool_output_chars: int = 8000
+    max_turns: int = MISSING
+    time_limit_s: float = MISSING
+    max_tool_output_chars: int = MISSING
     retry: RetryConfig = field(default_factory=RetryConfig)
 
 
@@ -160,23 +166,23 @@ class AgentLoopConfig:
 class ProposerConfig:
     """Who proposes children: ``programmatic`` (seeded) or ``llm`` (``model`` names a key of ``models``)."""
 
-    kind: str = "programmatic"
-    model: str | None = None
-    operators_per_child: int = 1
+    kind: str = MISSING
+    model: str | None = MISSING
+    operators_per_child: int = MISSING
 
 
 @dataclass
 class ScalingConfig:
     """Recursive scaling: depth cap, inheritance, composition, operator library, revisions, target."""
 
-    depth_cap: int = 10
-    inheritance: bool = True
-    composition: bool = True
-    library: list[str] | None = None  # operator names; None is the full library
-    max_revisions: int = 3
-    target: str | None = "explorer-standard"  # agent deciding when to stop; None: build to the cap
-    target_attempts: int = 3
-    target_max_turns: int = 60
+    depth_cap: int = MISSING
+    inheritance: bool = MISSING
+    composition: bool = MISSING
+    library: list[str] | None = MISSING  # operator names; None is the full library
+    max_revisions: int = MISSING
+    target: str | None = MISSING  # agent deciding when to stop; None: build to the cap
+    target_attempts: int = MISSING
+    target_max_turns: int = MISSING
     proposer: ProposerConfig = field(default_factory=ProposerConfig)
 
 
@@ -202,30 +208,30 @@ class SweepConfig:
 class TinyModelConfig:
     """The tiny randomly initialised causal LM of offline runs, and the size of its locally trained vocab."""
 
-    vocab_size: int = 1024
-    hidden_size: int = 32
-    intermediate_size: int = 64
-    num_layers: int = 2
-    num_heads: int = 4
+    vocab_size: int = MISSING
+    hidden_size: int = MISSING
+    intermediate_size: int = MISSING
+    num_layers: int = MISSING
+    num_heads: int = MISSING
 
 
 @dataclass
 class SFTTrainConfig:
     """The optimisation of one fine-tuning run (Table A3); the effective batch is batch x accumulation."""
 
-    learning_rate: float = 2e-5  # peak
-    epochs: float = 1.0
+    learning_rate: float = MISSING  # peak
+    epochs: float = MISSING
     max_steps: int | None = None  # None: as many as ``epochs`` take
-    per_device_batch_size: int = 1
-    gradient_accumulation_steps: int = 16
-    lr_scheduler: str = "cosine"
-    warmup_ratio: float = 0.03
-    max_length: int = 49152  # tokens per sequence
-    optimizer: str = "adamw_torch"
+    per_device_batch_size: int = MISSING
+    gradient_accumulation_steps: int = MISSING
+    lr_scheduler: str = MISSING
+    warmup_ratio: float = MISSING
+    max_length: int = MISSING  # tokens per sequence
+    optimizer: str = MISSING
     weight_decay: float = 0.0
-    assistant_only_loss: bool = False  # needs a chat template with {% generation %} markers
-    bf16: bool = False
-    activation_checkpointing: bool = False  # recompute activations in backward (saves memory)
+    assistant_only_loss: bool = MISSING  # needs a chat template with {% generation %} markers
+    bf16: bool = MISSING
+    activation_checkpointing: bool = MISSING  # recompute activations in backward (saves memory)
     logging_steps: int = 1
 
 
@@ -253,9 +259,9 @@ class SFTConfig:
     """Table 2's recipe: the base model, its optimisation, the trajectories, and who serves the results."""
 
     name: str = MISSING  # how tables name the base model, e.g. "Qwen3.5-4B"
-    init: str = "tiny"  # tiny: a random model built locally | pretrained: the checkpoint at model_path
-    model_path: str | None = None  # a local checkpoint directory (init=pretrained)
-    tiny: TinyModelConfig = field(default_factory=TinyModelConfig)
+    init: str = MISSING  # tiny: a random model built locally | pretrained: the checkpoint at model_path
+    model_path: str | None = MISSING  # a local checkpoint directory (init=pretrained)
+    tiny: TinyModelConfig | None = None  # the random model's sizes (init=tiny)
     train: SFTTrainConfig = field(default_factory=SFTTrainConfig)
     collection: SFTCollectionConfig = field(default_factory=SFTCollectionConfig)
     evaluation: SFTEvaluationConfig = field(default_factory=SFTEvaluationConfig)
@@ -265,7 +271,7 @@ class SFTConfig:
 class TrackingConfig:
     """MLflow: a SQLite tracking store at an absolute path inside the project."""
 
-    enabled: bool = True
+    enabled: bool = MISSING
     uri: str = MISSING
     experiment: str = MISSING
 
@@ -282,8 +288,8 @@ class Config:
     models: dict[str, ModelConfig] = field(default_factory=dict)
     agent_loop: AgentLoopConfig = field(default_factory=AgentLoopConfig)
     scaling: ScalingConfig = field(default_factory=ScalingConfig)
-    seed: int = 0
-    workers: int = 2
+    seed: int = MISSING
+    workers: int = MISSING
     show_progress: bool = True
     save_results: bool = False  # also write tables and figures to paths.results_dir (the committed ones)
     paths: PathsConfig = field(default_factory=PathsConfig)
@@ -318,3 +324,13 @@ def register_configs() -> None:
     store.store(group="model", name="base_model", node=ModelConfig)
     store.store(group="scaling", name="base_scaling", node=ScalingConfig)
     store.store(group="sft", name="base_sft", node=SFTConfig)
+
+
+def compose_config(*overrides: str, hydra: bool = False) -> DictConfig:
+    """``conf/config.yaml`` with ``overrides``, composed outside a running app (for scripts and tests).
+
+    ``${hydra:...}`` values (``paths.output_dir``) have no value there; ``hydra`` keeps the hydra node.
+    """
+    register_configs()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        return compose(config_name="config", overrides=list(overrides), return_hydra_config=hydra)

@@ -20,6 +20,10 @@ from res_repro.env.tools import ToolCall
 
 Step = Callable[[Environment], Any]
 
+# How long the polling helpers wait for a condition: they return as soon as it holds, so a generous
+# deadline costs nothing when things work and keeps a loaded machine from failing a test.
+DEADLINE_S = 30.0
+
 
 def _stat(pid: int) -> tuple[int, str] | None:
     """(parent pid, state) of a process, or None when it is gone."""
@@ -47,7 +51,7 @@ def descendants(root: int | None = None) -> list[int]:
     return found
 
 
-def wait_for_no_descendants(within: float = 5.0) -> list[int]:
+def wait_for_no_descendants(within: float = DEADLINE_S) -> list[int]:
     """Poll until this process has no live descendants; return those left after ``within`` seconds."""
     deadline = time.monotonic() + within
     while (left := descendants()) and time.monotonic() < deadline:
@@ -74,7 +78,7 @@ def host_pids_with(cmdline: bytes) -> list[int]:
     return found
 
 
-def wait_until_gone(cmdline: bytes, within: float = 5.0) -> list[int]:
+def wait_until_gone(cmdline: bytes, within: float = DEADLINE_S) -> list[int]:
     """Poll until no host process has ``cmdline``; return the survivors after ``within`` seconds."""
     deadline = time.monotonic() + within
     while (alive := host_pids_with(cmdline)) and time.monotonic() < deadline:
@@ -82,12 +86,13 @@ def wait_until_gone(cmdline: bytes, within: float = 5.0) -> list[int]:
     return alive
 
 
-def wait_until_present(cmdline: bytes, within: float = 5.0) -> bool:
-    """Poll until some host process has ``cmdline``; return whether one appeared in ``within`` seconds."""
+def wait_until_present(cmdline: bytes, within: float = DEADLINE_S, count: int = 1) -> bool:
+    """Poll until at least ``count`` host processes have ``cmdline``; return whether they appeared
+    within ``within`` seconds."""
     deadline = time.monotonic() + within
-    while not host_pids_with(cmdline) and time.monotonic() < deadline:
+    while len(host_pids_with(cmdline)) < count and time.monotonic() < deadline:
         time.sleep(0.05)
-    return bool(host_pids_with(cmdline))
+    return len(host_pids_with(cmdline)) >= count
 
 
 def container_exists(container_id: str) -> bool:

@@ -18,7 +18,11 @@ from res_repro.env.task import Task
 
 
 class IntervalAgent(Agent):
-    """Waits ``seconds`` inside every episode and records the interval under ``log_dir``."""
+    """Waits ``seconds`` inside every episode and records the interval under ``log_dir``.
+
+    It waits in short slices: a cancelled Ray task gets its KeyboardInterrupt between two slices (Ray
+    interrupts Python code, not a blocking sleep), as an agent's loop would between two steps.
+    """
 
     def __init__(self, name: str, log_dir: Path, seconds: float) -> None:
         self.name = name
@@ -28,7 +32,8 @@ class IntervalAgent(Agent):
     def run(self, task: Task, environment: Any, attempt: Attempt) -> AgentOutcome:
         """Wait, log the interval, answer nothing."""
         started = time.time()
-        time.sleep(self.seconds)
+        while (left := started + self.seconds - time.time()) > 0:
+            time.sleep(min(left, 0.05))
         (self.log_dir / f"{uuid.uuid4().hex}.txt").write_text(f"{started} {time.time()}")
         return AgentOutcome(StopReason.ANSWERED, answer="")
 

@@ -1,4 +1,10 @@
-"""Every config composes against its schema; bad values fail at composition, before any work."""
+"""Every config composes against its schema with every value set; bad values fail at composition.
+
+The schemas leave the values the YAML sets ``MISSING`` (res_repro/config.py), so resolving with
+``throw_on_missing`` fails for any composition whose YAML leaves one unset. Each group's options fill only
+their own node, so composing every option of every group, and every experiment (which also switches
+groups and adds the ablation rebuilds), covers every combination.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +14,22 @@ import pytest
 from hydra.errors import ConfigCompositionException
 from hydra_config import CONF_DIR, compose_config
 from omegaconf import OmegaConf
-from omegaconf.errors import ValidationError
+from omegaconf.errors import MissingMandatoryValue, ValidationError
 
 from res_repro.pipelines import PIPELINES
 
-GROUPS = ["benchmark", "sandbox", "executor", "metrics", "tracking", "paths", "scaling", "sft", "agent_loop"]
+GROUPS = [
+    "benchmark",
+    "sandbox",
+    "executor",
+    "metrics",
+    "tracking",
+    "paths",
+    "scaling",
+    "sft",
+    "agent_loop",
+    "models",
+]
 
 
 def _compose(overrides: list[str]):
@@ -24,10 +41,11 @@ def _options(group: str) -> list[str]:
 
 
 def _resolve(cfg) -> dict:
+    """Every value of the config, resolved; a value left MISSING raises."""
     # ${hydra:...} needs a running app; give the output dir a value to resolve the rest.
     cfg.paths.output_dir = "/tmp/out"
     cfg = OmegaConf.masked_copy(cfg, [k for k in cfg if k != "hydra"])
-    return OmegaConf.to_container(cfg, resolve=True)
+    return OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
 
 
 @pytest.mark.parametrize("experiment", _options("experiment"))
@@ -52,3 +70,10 @@ def test_wrong_type_fails_at_composition():
 def test_unknown_key_fails_at_composition():
     with pytest.raises(ConfigCompositionException):
         _compose(["sandbox.bakend=docker"])
+
+
+def test_a_value_no_yaml_sets_fails_the_check():
+    cfg = _compose([])
+    cfg.scaling.depth_cap = "???"  # as if conf/scaling/full.yaml left it out
+    with pytest.raises(MissingMandatoryValue, match="depth_cap"):
+        _resolve(cfg)

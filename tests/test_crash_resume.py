@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ARGS = (
     "experiment=table1",
     "benchmark=claw_bundled",
@@ -38,6 +40,7 @@ def _stored(root: Path) -> set[Path]:
     )
 
 
+@pytest.mark.slow
 def test_kill_9_then_rerun_loses_and_redoes_nothing(tmp_path):
     clean, crashed = tmp_path / "clean", tmp_path / "crashed"
     subprocess.run(_command(clean), check=True, capture_output=True, timeout=600)
@@ -61,13 +64,39 @@ def test_kill_9_then_rerun_loses_and_redoes_nothing(tmp_path):
     assert _table(crashed) == _table(clean)
 
 
-def _sandbox_mounts() -> int:
-    """Workspace tmpfs mounts of local sandboxes on this host (each live sandbox has one, as root)."""
-    return Path("/proc/self/mounts").read_text().count("res-sandbox ")
+def _mounts_under(folder: Path) -> list[str]:
+    """Mount points at or below ``folder`` (a live local sandbox run as root has its workspace tmpfs
+    there); other runs' sandboxes on this host do not count."""
+    prefix = str(folder.resolve())
+    points = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        point = line.split()[4].replace("\\040", " ")  # the 5th field; spaces are escaped as \040
+        if point == prefix or point.startswith(prefix + "/"):
+            points.append(point)
+    return points
 
 
+def _processes_naming(*texts: str, within: float = 60.0) -> list[str]:
+    """Command lines of processes that name any of ``texts`` (this run's own: its root folder, its
+    sandboxes' folders), polled until there are none or ``within`` seconds have passed."""
+    deadline = time.monotonic() + within
+    while True:
+        found = [
+            line
+            for text in texts
+            for line in subprocess.run(
+                ["pgrep", "-a", "-f", text], capture_output=True, text=True
+            ).stdout.splitlines()
+        ]
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
+@pytest.mark.slow
 def test_sigterm_closes_every_sandbox_and_leaves_no_process(tmp_path):
-    mounts_before = _sandbox_mounts()
+    sandboxes = tmp_path / "sandboxes"  # the run's temporary folders, so its sandboxes live here
+    sandboxes.mkdir()
     command = [
         sys.executable,
         "-m",
@@ -82,16 +111,22 @@ def test_sigterm_closes_every_sandbox_and_leaves_no_process(tmp_path):
         "tracking=none",
         f"paths.root_dir={tmp_path}",
     ]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "TMPDIR": str(sandboxes)},
+    )
     deadline = time.monotonic() + 120
     episodes = tmp_path / ".cache" / "episodes"
     while time.monotonic() < deadline and process.poll() is None:
-        if episodes.is_dir() and any(episodes.rglob("*.json")):
+        # stop it once it has stored an episode and has a sandbox open (which shows they live here)
+        if episodes.is_dir() and any(episodes.rglob("*.json")) and any(sandboxes.glob("res-sandbox-*")):
             break
         time.sleep(0.05)
     assert process.poll() is None, "the run finished before it could be stopped; make it longer"
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=120) == 128 + signal.SIGTERM
-    leftover = subprocess.run(["pgrep", "-f", f"paths.root_dir={tmp_path}"], capture_output=True, text=True)
-    assert leftover.stdout.strip() == ""
-    assert _sandbox_mounts() == mounts_before
+    assert _processes_naming(f"paths.root_dir={tmp_path}", str(sandboxes)) == []
+    assert _mounts_under(sandboxes) == []
+    assert list(sandboxes.glob("res-sandbox-*")) == []  # every sandbox's folders were removed too

@@ -77,6 +77,7 @@ def test_every_experiment_is_a_registered_pipeline(experiment):
     assert OmegaConf.to_container(cfg.ablation.rebuilds)  # the three matched-budget rebuilds compose
 
 
+@pytest.mark.slow
 def test_removing_dependencies_never_lowers_the_targets_pass_rate(runs):
     _, tables, _ = runs
     table = tables["table3a"]
@@ -87,6 +88,7 @@ def test_removing_dependencies_never_lowers_the_targets_pass_rate(runs):
     assert "scripted" in table.notes[0]
 
 
+@pytest.mark.slow
 def test_rebuilds_mark_their_components(runs):
     _, tables, _ = runs
     table = tables["table3b"]
@@ -98,6 +100,7 @@ def test_rebuilds_mark_their_components(runs):
         assert row["library"] == "basic (6 operators)"
 
 
+@pytest.mark.slow
 def test_other_views_of_the_ablation_records_run_no_episode(runs):
     _, _, episodes = runs
     assert episodes["table3a"] > 0
@@ -105,6 +108,7 @@ def test_other_views_of_the_ablation_records_run_no_episode(runs):
         assert episodes[view] == episodes["table3a"], view
 
 
+@pytest.mark.slow
 def test_depth_caps_cover_the_scaled_depths_and_deepen(runs):
     _, tables, _ = runs
     table = tables["table3c"]
@@ -115,6 +119,7 @@ def test_depth_caps_cover_the_scaled_depths_and_deepen(runs):
     assert depths[0] == 0 and depths == sorted(depths)
 
 
+@pytest.mark.slow
 def test_proposer_cost_counts_every_child(runs):
     _, tables, _ = runs
     table = tables["table_a2"]
@@ -124,6 +129,7 @@ def test_proposer_cost_counts_every_child(runs):
     assert table.rows[1][2] == "n/a (programmatic)"
 
 
+@pytest.mark.slow
 def test_depth_budgets_shrink_and_hold_the_papers_values(runs):
     _, tables, _ = runs
     table = tables["table_a4"]
@@ -135,6 +141,7 @@ def test_depth_budgets_shrink_and_hold_the_papers_values(runs):
     assert _column(table, "hist. Score")[0] == _column(table, "current Score")[0]
 
 
+@pytest.mark.slow
 def test_per_task_scores_list_our_tasks_then_the_papers(runs):
     _, tables, _ = runs
     table = tables["table_a5"]
@@ -144,6 +151,7 @@ def test_per_task_scores_list_our_tasks_then_the_papers(runs):
     assert paper[0][1:4] == ["A04", "10", "93"]
 
 
+@pytest.mark.slow
 def test_execution_cost_says_tokens_do_not_apply_to_scripted_agents(runs):
     _, tables, _ = runs
     table = tables["table_a6"]
@@ -152,6 +160,7 @@ def test_execution_cost_says_tokens_do_not_apply_to_scripted_agents(runs):
     assert all(float(v) > 0 for v in _column(table, "wall seconds"))
 
 
+@pytest.mark.slow
 def test_threshold_counts_fall_as_the_threshold_rises(runs):
     _, tables, _ = runs
     table = tables["table_a7"]
@@ -161,6 +170,7 @@ def test_threshold_counts_fall_as_the_threshold_rises(runs):
         assert counts[0] >= counts[1] >= counts[2]
 
 
+@pytest.mark.slow
 def test_figures_are_written_as_png_and_pdf(runs):
     root, tables, _ = runs
     names = _column(tables["figures"], "figure")
@@ -173,6 +183,7 @@ def test_figures_are_written_as_png_and_pdf(runs):
             assert (root / "runs" / "figures" / "figures" / f"{name}.{suffix}").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_res_depth_reports_every_depth_and_both_ablations(tmp_path):
     table = run_pipeline(_config(tmp_path, "res_depth", "benchmark=terminal_bundled", "benchmark.limit=2"))
     conditions = _column(table, "condition")

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
+from hydra_config import scaling_settings
 
 from res_repro.agents import SCRIPTED_AGENTS, Agent, AgentOutcome, build_agents
 from res_repro.agents.base import Attempt
@@ -32,7 +33,7 @@ from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler, ScalingSettings
+from res_repro.res.scaling import Scaler
 
 SUITES = ("terminal_bundled", "workspace_bundled", "claw_bundled", "agentce")
 TIERS: tuple[type[ExplorerAgent], ...] = (BasicExplorer, ExpertExplorer)
@@ -76,7 +77,7 @@ def scaled_tasks(tmp_path_factory: pytest.TempPathFactory) -> list[Task]:
     """Every environment (depths 1-4) of lineages the RES engine grows from a few seeds."""
     root = tmp_path_factory.mktemp("scaled")
     scaler = Scaler(
-        settings=ScalingSettings(depth_cap=4),
+        settings=scaling_settings(depth_cap=4),
         proposer=ProgrammaticProposer(library(None)),
         store=LineageStore(root / "lineages"),
         backend="local",
@@ -94,6 +95,7 @@ def scaled_results(scaled_tasks: list[Task]) -> Results:
     return {("scaled", tier.name): episodes(scaled_tasks, tier(), "scaled") for tier in TIERS}
 
 
+@pytest.mark.slow
 def test_expert_completes_most_original_tasks(original_results: Results) -> None:
     """Following the plan with every skill completes at least 80% of the original tasks."""
     expert = [r for suite in SUITES for r in original_results[suite, ExpertExplorer.name]]
@@ -102,6 +104,7 @@ def test_expert_completes_most_original_tasks(original_results: Results) -> None
     assert all(r.scripted and r.agent == "explorer-expert" for r in expert)
 
 
+@pytest.mark.slow
 def test_basic_cannot_afford_long_plans(original_results: Results) -> None:
     """The basic tier completes clearly fewer original tasks, and only runs out of budget doing so."""
     expert = [r for suite in SUITES for r in original_results[suite, ExpertExplorer.name]]
@@ -115,6 +118,7 @@ def test_basic_cannot_afford_long_plans(original_results: Results) -> None:
     )
 
 
+@pytest.mark.slow
 def test_trajectories_read_like_tool_calling_agents(original_results: Results) -> None:
     """Each tool call is one turn, recorded as an assistant call answered by a tool message."""
     for records in original_results.values():
@@ -127,6 +131,7 @@ def test_trajectories_read_like_tool_calling_agents(original_results: Results) -
             assert "Scripted" in record.messages[0]["content"]
 
 
+@pytest.mark.slow
 def test_expert_recovers_on_scaled_environments(scaled_tasks: list[Task], scaled_results: Results) -> None:
     """On scaled environments the expert mostly succeeds, and mostly where the basic tier fails."""
     basic, expert = (
@@ -191,6 +196,7 @@ class Watched(Agent):
             WATCHING[0] = False
 
 
+@pytest.mark.slow
 def test_explorer_learns_only_through_tools(scaled_tasks: list[Task], tmp_path: Path) -> None:
     """While acting, the explorer opens nothing in the task folder but its plan.
 
@@ -209,6 +215,7 @@ def test_explorer_learns_only_through_tools(scaled_tasks: list[Task], tmp_path: 
         assert clean.passed == garbled.passed
 
 
+@pytest.mark.slow
 def test_runs_are_deterministic(scaled_tasks: list[Task]) -> None:
     """The same tier on the same environment makes the same calls and reaches the same verdict."""
     for task in (next(t for t in scaled_tasks if t.kind == "tool"), scaled_tasks[0]):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hydra_config import compose_config
+from hydra_config import compose_config, scaling_settings
 from task_factory import make_task
 from tool_factory import make_tool_task
 
@@ -37,7 +37,7 @@ from res_repro.pipelines import PIPELINES, pipeline_function, run_pipeline
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import OPERATORS, library
 from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler, ScalingSettings
+from res_repro.res.scaling import Scaler
 from res_repro.sandbox import SANDBOX_BACKENDS, SandboxSpec, backend_from_config, make_sandbox
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "extending.md"
@@ -112,7 +112,7 @@ def test_operator_recipe_grows_a_lineage_whose_child_passes_every_check(run_reci
     assert [op.name for op in library(["require_confirmation"])] == ["require_confirmation"]
     task = load_task_dir(make_tool_task(tmp_path / "tasks"))
     scaler = Scaler(
-        settings=ScalingSettings(depth_cap=2, max_revisions=0),
+        settings=scaling_settings(depth_cap=2, max_revisions=0),
         proposer=ProgrammaticProposer(library(["require_confirmation"])),
         store=LineageStore(tmp_path / "lineages"),
         backend="local",
@@ -203,7 +203,7 @@ def test_format_recipe_loads_checks_runs_and_scales_its_tasks(run_recipe, tmp_pa
     assert record.passed and record.tool_calls == 3  # list, then the two documents in order
 
     scaler = Scaler(
-        settings=ScalingSettings(depth_cap=3),
+        settings=scaling_settings(depth_cap=3),
         proposer=ProgrammaticProposer(library(None)),
         store=LineageStore(tmp_path / "lineages"),
         backend="local",

@@ -120,6 +120,7 @@ HARBOR_FAULTS: dict[str, list[Step | ToolCall]] = {
 }
 
 
+@pytest.mark.slow
 def test_an_evaluation_over_fault_tasks_finishes_with_every_record(checkout: Path, tmp_path: Path) -> None:
     tasks = [
         load_task_dir(make_task(tmp_path / "harbor", name), benchmark="faults") for name in HARBOR_FAULTS

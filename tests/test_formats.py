@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hydra_config import scaling_settings
 from task_factory import make_task
 from tool_factory import make_tool_task
 
@@ -17,7 +18,7 @@ from res_repro.env.formats import FORMATS, detect_format, format_of, load_path, 
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler, ScalingSettings, load_copy, root_node
+from res_repro.res.scaling import Scaler, load_copy, root_node
 
 CHECKOUT = Path(__file__).parent / "fixtures" / "claw_eval_live" / "checkout"
 PACKAGE = Path(res_repro.__file__).parent
@@ -78,7 +79,7 @@ def test_a_lineage_of_a_claw_eval_live_task_reloads_with_its_format(checkout: Pa
 def test_a_claw_eval_live_task_scales_through_the_tool_operators(checkout: Path, tmp_path: Path) -> None:
     task = load_path(checkout / "tasks")[0]
     scaler = Scaler(
-        settings=ScalingSettings(depth_cap=2, inheritance=True, composition=True, max_revisions=3),
+        settings=scaling_settings(depth_cap=2, inheritance=True, composition=True, max_revisions=3),
         proposer=ProgrammaticProposer(library(None)),
         store=LineageStore(tmp_path / "lineages"),
         backend="local",

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hydra_config import scaling_settings
 
 from res_repro.benchmarks.registry import load_benchmark
 from res_repro.env.formats import load_task_dir
@@ -20,7 +21,7 @@ from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import OPERATORS, Application, Family, library
 from res_repro.res.operators.harbor_operators import HARBOR_OPERATORS
 from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler, ScalingSettings
+from res_repro.res.scaling import Scaler
 
 NAMES = [op.name for op in HARBOR_OPERATORS]
 PHOTO = "photos/My Album/beach 1.jpg"  # a path with a space, two folders down
@@ -235,9 +236,10 @@ def test_a_prelude_that_forgets_a_step_is_rejected(tmp_path):
     assert "reference_passes" in failures(parent, draft, application, DependencyGraph())
 
 
+@pytest.mark.slow
 def test_scaling_a_seed_stacks_composed_changes(tmp_path):
     scaler = Scaler(
-        settings=ScalingSettings(depth_cap=4),
+        settings=scaling_settings(depth_cap=4),
         proposer=ProgrammaticProposer(library(NAMES)),
         store=LineageStore(tmp_path / "store"),
         backend="local",

@@ -47,7 +47,7 @@ from res_repro.evaluation.store import EpisodeStore
 KEY = "test-key-123-5f0c9e"
 KEY_VARIABLES = {OPENAI: "OPENAI_API_KEY", ANTHROPIC: "ANTHROPIC_API_KEY"}
 MAX_ATTEMPTS = 3
-RETRY = {"max_attempts": MAX_ATTEMPTS, "base_delay_s": 0.01, "max_delay_s": 0.05}
+RETRY = {"max_attempts": MAX_ATTEMPTS, "base_delay_s": 0.01, "max_delay_s": 0.05, "jitter": 0.5}
 LOOP = {"max_turns": 10, "time_limit_s": 60.0, "max_tool_output_chars": 8000, "retry": RETRY}
 
 SEARCH = Reply(

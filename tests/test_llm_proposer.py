@@ -6,6 +6,7 @@ import json
 
 import pytest
 from fake_providers import ANTHROPIC, OPENAI, FakeModelServer, Reply
+from hydra_config import agent_loop, scaling_settings
 from tool_factory import make_tool_task
 
 from res_repro.agents import make_llm_agent
@@ -13,9 +14,9 @@ from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import LLMProposer
-from res_repro.res.scaling import Scaler, ScalingSettings
+from res_repro.res.scaling import Scaler
 
-LOOP = {"max_turns": 5, "time_limit_s": 60, "max_tool_output_chars": 8000, "retry": {"base_delay_s": 0.01}}
+LOOP = agent_loop(max_turns=5, time_limit_s=60, retry={"base_delay_s": 0.01})
 
 
 def _reply(applications: list[dict]) -> Reply:
@@ -49,11 +50,12 @@ def test_llm_proposer_revises_after_schema_and_check_feedback(tmp_path, monkeypa
             "model": "fake",
             "base_url": server.base_url,
             "api_key_env": "FAKE_KEY",
+            "timeout_s": 30.0,
         }
         agent = make_llm_agent("proposer", model, LOOP, None, 0)
         proposer = LLMProposer(library(None), agent.provider, agent.model, retry=agent.retry)
         scaler = Scaler(
-            settings=ScalingSettings(depth_cap=1),
+            settings=scaling_settings(depth_cap=1),
             proposer=proposer,
             store=LineageStore(tmp_path / "lin"),
             backend="local",

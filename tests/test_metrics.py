@@ -6,6 +6,7 @@ import math
 
 import pytest
 from hydra_config import compose_config
+from hydra_config import metric_settings as default_metrics
 
 from res_repro.agents import SCRIPTED_AGENTS
 from res_repro.env.grade import Grade, RubricItem
@@ -91,21 +92,21 @@ FOUR_OF_FIVE, THREE_OF_FIVE, FIVE_OF_FIVE = (True,) * 4 + (False,), (True,) * 3 
 def test_tcr_at_80() -> None:
     # 4/5 = 0.8 and 5/5 complete, 3/5 = 0.6 does not: 2 of 3, although only 5/5 passed the verifier.
     records = _workspace(FOUR_OF_FIVE, THREE_OF_FIVE, FIVE_OF_FIVE)
-    assert success_flags(records, MetricSettings()) == [True, False, True]
+    assert success_flags(records, default_metrics()) == [True, False, True]
 
 
 def test_tcr_at_other_fraction() -> None:
     # At 60% all three complete; at 100% only 5/5 does.
     records = _workspace(FOUR_OF_FIVE, THREE_OF_FIVE, FIVE_OF_FIVE)
-    assert success_flags(records, MetricSettings(tcr_fraction=0.6)) == [True, True, True]
-    assert success_flags(records, MetricSettings(tcr_fraction=1.0)) == [False, False, True]
+    assert success_flags(records, default_metrics(tcr_fraction=0.6)) == [True, True, True]
+    assert success_flags(records, default_metrics(tcr_fraction=1.0)) == [False, False, True]
 
 
 def test_tcr_counts_an_episode_without_rubric_items_as_not_completed() -> None:
     [ungraded] = _workspace(FIVE_OF_FIVE)
     ungraded.grade = None
     no_items = _record("workspace_bundled", 0.0, False)
-    assert success_flags([ungraded, no_items], MetricSettings(tcr_fraction=0.0)) == [False, False]
+    assert success_flags([ungraded, no_items], default_metrics(tcr_fraction=0.0)) == [False, False]
 
 
 def test_rpr_pools_items() -> None:
@@ -139,15 +140,15 @@ def test_pooled_rpr_skips_episodes_without_items() -> None:
 def test_binary_success_is_the_verifiers_verdict() -> None:
     # A partial reward of 0.9 did not pass the verifier; no threshold makes it pass.
     records = [_record("terminal_bundled", 1.0, True), _record("terminal_bundled", 0.9, False)]
-    assert success_flags(records, MetricSettings(threshold=0.5)) == [True, False]
+    assert success_flags(records, default_metrics(threshold=0.5)) == [True, False]
     assert benchmark_style("some/harbor/folder") == "binary"
 
 
 def test_native_success_follows_the_threshold_not_the_graders_verdict() -> None:
     # agentce grades with a pass threshold of 1.0; Pass@1 uses metrics.threshold.
     record = _record("agentce", 0.85, False)
-    assert succeeded(record, MetricSettings(threshold=0.8))
-    assert not succeeded(record, MetricSettings(threshold=0.9))
+    assert succeeded(record, default_metrics(threshold=0.8))
+    assert not succeeded(record, default_metrics(threshold=0.9))
 
 
 def test_rates_reject_non_boolean_outcomes() -> None:
@@ -163,16 +164,16 @@ def test_pass_flags_per_task() -> None:
 def test_settings_come_from_the_metrics_config_group() -> None:
     cfg = compose_config("metrics.threshold=0.7", "metrics.tcr_fraction=0.6", "seed=3")
     assert metric_settings(cfg) == MetricSettings(0.7, 0.6, 0.95, 10_000, 3)
-    assert MetricSettings.from_config(compose_config().metrics) == MetricSettings()
+    assert MetricSettings.from_config(compose_config().metrics) == default_metrics()
 
 
 def test_table1_metrics_follow_the_threshold() -> None:
     (pass_metric, score_metric), prefix = metrics_for("claw_bundled")
     records = [_record("claw_bundled", 0.8, True), _record("claw_bundled", 0.6, False)]
     assert prefix == "claw"
-    assert pass_metric.estimate(records, MetricSettings(threshold=0.7)).value == 0.5
-    assert pass_metric.estimate(records, MetricSettings(threshold=0.5)).value == 1.0
-    assert score_metric.estimate(records, MetricSettings()).value == pytest.approx(0.7)
+    assert pass_metric.estimate(records, default_metrics(threshold=0.7)).value == 0.5
+    assert pass_metric.estimate(records, default_metrics(threshold=0.5)).value == 1.0
+    assert score_metric.estimate(records, default_metrics()).value == pytest.approx(0.7)
 
 
 def _depth_pass_rates(threshold: str) -> dict[str, str]:

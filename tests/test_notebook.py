@@ -7,11 +7,13 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "table1_from_mlflow.ipynb"
 
 
+@pytest.mark.slow
 def test_the_notebook_redraws_table1_from_mlflow(tmp_path, monkeypatch):
     run = subprocess.run(
         [

@@ -6,11 +6,13 @@ import os
 import subprocess
 import sys
 
+import pytest
 from fake_providers import OPENAI, FakeModelServer, Reply
 
 SECRET = "sk-canary-5f1e2d3c4b5a69788796a5b4c3d2e1f0"
 
 
+@pytest.mark.slow
 def test_no_output_of_a_run_with_keys_contains_the_key(tmp_path):
     with FakeModelServer(OPENAI, after=Reply("I am done.")) as server:
         command = [
@@ -48,6 +50,7 @@ def test_no_output_of_a_run_with_keys_contains_the_key(tmp_path):
     assert SECRET not in result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_a_secret_given_in_the_config_is_redacted_in_mlflow(tmp_path):
     command = [
         sys.executable,

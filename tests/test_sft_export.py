@@ -6,9 +6,10 @@ import json
 import subprocess
 import sys
 
+from hydra_config import metric_settings
+
 from res_repro.env.grade import Grade, RubricItem
 from res_repro.evaluation.episode import EpisodeRecord
-from res_repro.evaluation.metrics import MetricSettings
 from res_repro.sft.export import export_chat_jsonl
 
 TOOL = {"name": "crm_get", "description": "Get a customer.", "input_schema": {"type": "object"}}
@@ -90,6 +91,6 @@ def test_passed_means_the_benchmarks_success_rule(tmp_path):
     items = tuple(RubricItem(name=str(i), passed=i < 4) for i in range(5))
     record.grade = Grade(score=0.8, passed=False, rubric=items)
     out = tmp_path / "sft.jsonl"
-    assert export_chat_jsonl([record], out) == 1
+    assert export_chat_jsonl([record], out, settings=metric_settings()) == 1
     assert json.loads(out.read_text())["metadata"]["passed"] is True
-    assert export_chat_jsonl([record], out, settings=MetricSettings(tcr_fraction=1.0)) == 0
+    assert export_chat_jsonl([record], out, settings=metric_settings(tcr_fraction=1.0)) == 0

@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 
 import pytest
-from hydra_config import compose_config
+from hydra_config import compose_config, metric_settings
 from omegaconf import DictConfig, OmegaConf
 
 from res_repro.errors import UserInputError
@@ -71,6 +71,7 @@ def test_scripted_trajectories_only_when_asked_and_balanced_with_a_seed(episodes
         balance(pools, 3, seed=0)
 
 
+@pytest.mark.slow
 def test_tiny_model_trains_per_condition_and_reloads_to_generate(episodes, tmp_path):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -81,7 +82,9 @@ def test_tiny_model_trains_per_condition_and_reloads_to_generate(episodes, tmp_p
     files = {}
     for condition, mine in selected.items():
         files[condition] = tmp_path / f"{condition}.jsonl"
-        assert export_chat_jsonl(mine, files[condition], include_scripted=True) == 2
+        assert (
+            export_chat_jsonl(mine, files[condition], include_scripted=True, settings=metric_settings()) == 2
+        )
     example = json.loads(files[RES].read_text().splitlines()[0])
     assert example["metadata"]["scripted"] is True and example["metadata"]["agent"] == TEACHER
     assert any(m.get("tool_calls") for m in example["messages"])

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import mlflow
+import pytest
 
 FAST = (
     "benchmark.limit=2",
@@ -38,6 +39,7 @@ def _client(tmp_path) -> mlflow.tracking.MlflowClient:
     return mlflow.tracking.MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
 
 
+@pytest.mark.slow
 def test_table1_runs_end_to_end_and_reuses_everything(tmp_path):
     first = _run(tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
@@ -86,6 +88,7 @@ def _children(tmp_path, swept: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_depth_cap_and_threshold_sweeps_are_child_runs_that_reuse_the_cache(tmp_path):
     caps = _run(tmp_path, "scaling.depth_cap=1,2", flags=("--multirun",))
     assert caps.returncode == 0, caps.stdout + caps.stderr
@@ -101,6 +104,7 @@ def test_depth_cap_and_threshold_sweeps_are_child_runs_that_reuse_the_cache(tmp_
     assert len(manifests) == 6  # 2 seeds x depth 0..2, shared by every job
 
 
+@pytest.mark.slow
 def test_a_missing_key_stops_before_any_work(tmp_path):
     keyless = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     result = _run(tmp_path, "models=api", "agents=[deepseek_v4_1_flash,gpt_5_6_sol]", env=keyless)

@@ -9,9 +9,8 @@ import mlflow
 import pytest
 from fake_providers import OPENAI, FakeModelServer, Reply
 from hydra_config import compose_config
-from omegaconf import DictConfig, open_dict
+from omegaconf import DictConfig
 
-from res_repro.config import ModelConfig
 from res_repro.errors import UserInputError
 from res_repro.pipelines import run_pipeline
 
@@ -33,13 +32,16 @@ def _rows(table) -> dict[tuple[str, str], dict[str, str]]:
     return {(row[0], row[1]): dict(zip(table.columns, row, strict=True)) for row in table.rows}
 
 
+@pytest.mark.slow
 def test_table2_end_to_end_with_equal_counts_and_a_served_checkpoint(tmp_path):
-    cfg = _config(tmp_path, "sft.evaluation.sft_with_res=served")
     with FakeModelServer(OPENAI, after=Reply(text="I could not finish.")) as server:
-        with open_dict(cfg):  # a models entry pointing at the server, like conf/model/local_qwen.yaml
-            cfg.models["served"] = ModelConfig(
-                name="served checkpoint", model="sft-with-res", base_url=server.base_url, api_key_env=None
-            )
+        served = (  # a models entry pointing at the server, like those of conf/models/local_qwen.yaml
+            "+model@models.served=qwen3_5_4b",
+            "models.served.name='served checkpoint'",
+            "models.served.model=sft-with-res",
+            f"models.served.base_url={server.base_url}",
+        )
+        cfg = _config(tmp_path, "sft.evaluation.sft_with_res=served", *served)
         table = run_pipeline(cfg)
         assert len(server.requests) == 2  # one attempt per seed task's original environment
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hydra_config import scaling_settings
 
 from res_repro.benchmarks.registry import load_benchmark
 from res_repro.env.formats.tool_api import TOOL_API, ToolEnvironment, load_tool_task, run_reference_program
@@ -25,7 +26,7 @@ from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import OPERATORS, Family, library
 from res_repro.res.operators.tool_operators import TOOL_OPERATORS
 from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler, ScalingSettings
+from res_repro.res.scaling import Scaler
 
 # (operator, claw task, rng seed) where the operator applies and the parent's reference breaks.
 PINNED = [
@@ -206,7 +207,7 @@ def test_validate_rejects_bad_params(claw, tmp_path, operator, task_id, seed):
 
 def test_scaling_a_claw_task_to_depth_six_passes_every_check(claw, tmp_path):
     scaler = Scaler(
-        settings=ScalingSettings(depth_cap=6),
+        settings=scaling_settings(depth_cap=6),
         proposer=ProgrammaticProposer(library([op.name for op in TOOL_OPERATORS])),
         store=LineageStore(tmp_path / "lineages"),
         backend="local",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import mlflow
+import pytest
 
 from res_repro.tracking import config_hash, flatten, tracked_run
 
@@ -16,6 +17,7 @@ def test_config_hash_is_stable_and_sensitive():
     assert config_hash({"a": 1}) != config_hash({"a": 2})
 
 
+@pytest.mark.slow
 def test_tracked_run_records_params_metrics_and_tags(tmp_path):
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     artifact = tmp_path / "table.md"

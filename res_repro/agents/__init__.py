@@ -22,13 +22,14 @@ SCRIPTED_AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (OracleAgent
 def make_llm_agent(
     key: str, model: Mapping[str, Any], loop: Mapping[str, Any], cache_dir: Path | None, seed: int
 ) -> LLMAgent:
-    """An LLM agent from a model config and the loop limits; a missing key fails here, before any work."""
+    """An LLM agent from a model config (a ``models`` entry) and the loop limits (``agent_loop``, retries
+    included); a missing API key fails here, before any work."""
     provider = make_provider(
         model["provider"],
         model=model["model"],
         api_key_env=model.get("api_key_env"),
         base_url=model.get("base_url"),
-        timeout_s=float(model.get("timeout_s", 120.0)),
+        timeout_s=float(model["timeout_s"]),
     )
     return LLMAgent(
         name=key,
@@ -37,7 +38,7 @@ def make_llm_agent(
         max_turns=int(loop["max_turns"]),
         time_limit_s=float(loop["time_limit_s"]),
         max_tool_output_chars=int(loop["max_tool_output_chars"]),
-        retry=RetryPolicy(**loop.get("retry", {})),
+        retry=RetryPolicy(**loop["retry"]),
         cache=ResponseCache(cache_dir) if cache_dir else None,
         temperature=model.get("temperature"),
         max_output_tokens=model.get("max_output_tokens"),

@@ -15,12 +15,14 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """At most ``max_attempts`` tries; waits grow as base * 2^n, capped, times (1 + jitter * U[0,1))."""
+    """At most ``max_attempts`` tries; waits grow as base * 2^n, capped, times (1 + jitter * U[0,1)).
 
-    max_attempts: int = 5
-    base_delay_s: float = 1.0
-    max_delay_s: float = 30.0
-    jitter: float = 0.5
+    Built from ``agent_loop.retry`` (conf/agent_loop/default.yaml holds the values)."""
+
+    max_attempts: int
+    base_delay_s: float
+    max_delay_s: float
+    jitter: float
 
     def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
         """Seconds to wait before try ``attempt + 1``; a server's Retry-After wins when it is longer."""

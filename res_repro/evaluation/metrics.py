@@ -49,11 +49,11 @@ BENCHMARK_STYLES: dict[str, str] = {
 class MetricSettings:
     """Thresholds and interval settings: the ``metrics`` config group and the run's seed."""
 
-    threshold: float = 0.80
-    tcr_fraction: float = 0.80
-    confidence: float = 0.95
-    n_bootstrap: int = 10_000
-    seed: int = 0
+    threshold: float
+    tcr_fraction: float
+    confidence: float
+    n_bootstrap: int
+    seed: int
 
     @classmethod
     def from_config(cls, metrics: Any, seed: int = 0) -> MetricSettings:

@@ -82,10 +82,10 @@ class RayExecutor(Executor):
         """The executor from the ``executor`` config group."""
         return cls(
             workers=workers,
-            address=settings.get("address"),
-            num_cpus=settings.get("num_cpus"),
-            task_cpus=float(settings.get("task_cpus", 1.0)),
-            runtime_env=settings.get("runtime_env"),
+            address=settings["address"],
+            num_cpus=settings["num_cpus"],
+            task_cpus=float(settings["task_cpus"]),
+            runtime_env=settings["runtime_env"],
             recipes=recipes,
         )
 

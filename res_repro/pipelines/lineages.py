@@ -7,6 +7,7 @@ smaller depth cap, a rerun after a crash) reuses the finished nodes.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -119,8 +120,8 @@ def make_proposer(cfg: DictConfig) -> Proposer:
     )
 
 
-def make_scaler(cfg: DictConfig, **overrides: Any) -> Scaler:
-    """A scaler from the config; ``overrides`` replace scaling settings (for ablations)."""
+def scaling_settings(cfg: DictConfig, **overrides: Any) -> ScalingSettings:
+    """The scaling settings of the config (``scaling`` group and seed); ``overrides`` replace some."""
     scaling = cfg.scaling
     settings = ScalingSettings(
         depth_cap=scaling.depth_cap,
@@ -130,7 +131,13 @@ def make_scaler(cfg: DictConfig, **overrides: Any) -> Scaler:
         target_attempts=scaling.target_attempts,
         seed=cfg.seed,
     )
-    settings = ScalingSettings(**{**settings.__dict__, **overrides})
+    return dataclasses.replace(settings, **overrides)
+
+
+def make_scaler(cfg: DictConfig, **overrides: Any) -> Scaler:
+    """A scaler from the config; ``overrides`` replace scaling settings (for ablations)."""
+    scaling = cfg.scaling
+    settings = scaling_settings(cfg, **overrides)
     target = None
     if scaling.target:
         target = configured_agents(cfg, [scaling.target], max_turns=scaling.target_max_turns)[scaling.target]

@@ -278,9 +278,9 @@ def table2_notes(
 def run_table2(cfg: DictConfig) -> Table:
     """Collect, balance and export trajectories, fine-tune per condition, evaluate what is served, report."""
     checked_start(plain(cfg.sft))
-    recipe = sft_recipe()
     teachers = checked_teachers(cfg)
     keys = evaluation_keys(cfg)
+    recipe = sft_recipe()  # after the cheap checks: importing torch takes seconds
     evaluators = configured_agents(cfg, sorted(set(keys.values())))
     lineages = build_lineages(cfg, configured_tasks(cfg))
     by_condition, episodes = collect(cfg, lineages, teachers)

@@ -133,13 +133,13 @@ class LLMProposer(Proposer):
         provider: Provider,
         model: str,
         *,
-        retry: RetryPolicy | None = None,
+        retry: RetryPolicy,
         max_invalid_replies: int = 2,
     ) -> None:
         self.operators = {op.name: op for op in operators}
         self.provider = provider
         self.model = model
-        self.retry = retry or RetryPolicy()
+        self.retry = retry
         self.max_invalid_replies = max_invalid_replies
 
     def fingerprint(self) -> dict[str, Any]:

@@ -35,14 +35,15 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class ScalingSettings:
-    """The knobs of one scaling run (the paper's defaults)."""
+    """The knobs of one scaling run, built from the ``scaling`` config group and the run's seed (see
+    ``res_repro.pipelines.lineages.scaling_settings``)."""
 
-    depth_cap: int = 10
-    inheritance: bool = True
-    composition: bool = True  # operators may build on earlier changes' artifacts
-    max_revisions: int = 3
-    target_attempts: int = 3
-    seed: int = 0
+    depth_cap: int
+    inheritance: bool
+    composition: bool  # operators may build on earlier changes' artifacts
+    max_revisions: int
+    target_attempts: int
+    seed: int
 
 
 @dataclass

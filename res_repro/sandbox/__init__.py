@@ -10,7 +10,7 @@ from res_repro.errors import UserInputError
 from res_repro.sandbox.base import (
     AGENT_LOGS_DIR,
     APP_DIR,
-    DEFAULT_OUTPUT_CAP,
+    DEFAULT_LIMITS,
     LOGS_DIR,
     SOLUTION_DIR,
     TESTS_DIR,
@@ -40,7 +40,7 @@ class SandboxBackend:
     """
 
     name: str
-    limits: SandboxLimits = dataclasses.field(default_factory=SandboxLimits)
+    limits: SandboxLimits = DEFAULT_LIMITS
 
 
 def backend_from_config(config: Mapping[str, Any]) -> SandboxBackend:
@@ -68,7 +68,7 @@ def backend_name(backend: Backend) -> str:
 def backend_key(backend: Backend) -> str:
     """The backend as part of an episode's id: its name, plus its limits when they are not the defaults
     (so episodes cached under the default limits stay valid, and others never mix with them)."""
-    if not isinstance(backend, SandboxBackend) or backend.limits == SandboxLimits():
+    if not isinstance(backend, SandboxBackend) or backend.limits == DEFAULT_LIMITS:
         return backend_name(backend)
     limits = ",".join(f"{k}={v}" for k, v in sorted(dataclasses.asdict(backend.limits).items()))
     return f"{backend.name}[{limits}]"
@@ -93,7 +93,7 @@ def make_sandbox(backend: str | SandboxBackend, spec: SandboxSpec) -> Sandbox:
 __all__ = [
     "AGENT_LOGS_DIR",
     "APP_DIR",
-    "DEFAULT_OUTPUT_CAP",
+    "DEFAULT_LIMITS",
     "LOGS_DIR",
     "SANDBOX_BACKENDS",
     "SOLUTION_DIR",

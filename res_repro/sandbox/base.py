@@ -26,8 +26,8 @@ TMP_DIR = "/tmp"
 # The only sandbox folders that files may be moved into or out of.
 TRANSFER_ROOTS = (APP_DIR, TESTS_DIR, SOLUTION_DIR, LOGS_DIR, TMP_DIR)
 
-DEFAULT_OUTPUT_CAP = 1 << 20  # bytes kept per stream
-DEFAULT_OUTPUT_KILL = 64 << 20  # a command whose output passes this many bytes is killed
+MAX_SYMLINKS = 40  # links followed while resolving a host path inside a sandbox
+DRAIN_GRACE_S = 2.0  # how long to collect output once the process tree has been killed
 
 
 class SandboxError(RuntimeError):
@@ -62,10 +62,17 @@ class SandboxLimits:
     dropped); ``output_kill_bytes``: a command that writes more than this is killed.
     """
 
-    pids: int = 512
-    workspace_mb: int = 1024
-    output_cap_bytes: int = DEFAULT_OUTPUT_CAP
-    output_kill_bytes: int = DEFAULT_OUTPUT_KILL
+    pids: int
+    workspace_mb: int
+    output_cap_bytes: int
+    output_kill_bytes: int
+
+
+DEFAULT_LIMITS = SandboxLimits(
+    pids=512, workspace_mb=1024, output_cap_bytes=1 << 20, output_kill_bytes=64 << 20
+)
+"""The limits of a backend given by name alone, which episode ids leave implicit. ``conf/sandbox`` sets
+the same values (tests/test_episode_keys.py keeps them equal), so default runs share their episodes."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +87,7 @@ class SandboxSpec:
     memory_mb: int = 2048
     max_file_mb: int = 1024  # largest file a command may write
     env: dict[str, str] = field(default_factory=dict)  # extra variables visible inside
-    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    limits: SandboxLimits = DEFAULT_LIMITS
     # (link, target) pairs: paths inside that lead to a transfer folder (a task that works in /workspace)
     aliases: tuple[tuple[str, str], ...] = ()
 
@@ -141,8 +148,8 @@ class ShellFraming:
 
     def __init__(self, nonce: str) -> None:
         self.nonce = nonce
-        self.output = CappedBuffer(DEFAULT_OUTPUT_CAP)
-        self.kill_after = DEFAULT_OUTPUT_KILL
+        self.output = CappedBuffer(DEFAULT_LIMITS.output_cap_bytes)
+        self.kill_after = DEFAULT_LIMITS.output_kill_bytes
         self._pending = bytearray()
         self._end = re.compile(b"\\n" + re.escape(nonce.encode()) + b" (-?[0-9]+)\\n")
         self._keep = len(nonce) + 16  # enough unscanned tail to hold a frame line split across reads

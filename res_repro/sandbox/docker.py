@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 from res_repro.sandbox.base import (
     AGENT_LOGS_DIR,
     APP_DIR,
+    DRAIN_GRACE_S,
+    MAX_SYMLINKS,
     SOLUTION_DIR,
     TESTS_DIR,
     TMP_DIR,
@@ -62,8 +64,6 @@ MARKER_VAR = "RES_EXEC"  # set in every command's environment; inherited by what
 EXHAUSTED_SHARE = 0.9  # above this share of the pids limit in use, a timeout kills every process
 CAPPED_FOLDERS = {"/app": "0755", "/tmp": "1777"}  # tmpfs volumes of the configured workspace size
 KILLED_EXIT_CODE = -9
-MAX_SYMLINKS = 40
-DRAIN_GRACE_S = 2.0  # how long to collect output once the process tree has been killed
 _POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
 _FRAME_HEADER = struct.Struct(">BxxxL")
 

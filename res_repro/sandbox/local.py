@@ -37,6 +37,8 @@ from pathlib import Path
 from res_repro.sandbox.base import (
     AGENT_LOGS_DIR,
     APP_DIR,
+    DRAIN_GRACE_S,
+    MAX_SYMLINKS,
     SOLUTION_DIR,
     TESTS_DIR,
     TMP_DIR,
@@ -74,8 +76,6 @@ CONTAINER_CAPABILITIES = (
     "NET_RAW",
 )
 KILLED_EXIT_CODE = -signal.SIGKILL
-MAX_SYMLINKS = 40
-DRAIN_GRACE_S = 2.0  # how long to collect output once the process tree has been killed
 CONTROL_DIR = "/.res"  # read-only in the sandbox: the persistent shell's command files
 # Runs as ``sh -c JOIN_CGROUP <cgroup.procs> argv...``: joins the cgroup, then becomes argv.
 JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"'

@@ -35,11 +35,11 @@ def openai_tools(tools: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def chat_record(
     record: EpisodeRecord,
+    settings: MetricSettings,
     submit_tool: dict[str, Any] | None = None,
-    settings: MetricSettings | None = None,
 ) -> dict[str, Any]:
     """One fine-tuning example: the conversation, the tools offered, and where it came from (``passed``
-    under ``settings``, the paper's thresholds when None)."""
+    under ``settings``)."""
     tools = [*record.tools, *([submit_tool] if submit_tool else [])]
     return {
         "messages": [m for m in record.messages if m.get("role") in CHAT_ROLES],
@@ -51,7 +51,7 @@ def chat_record(
             "agent": record.agent,
             "scripted": record.scripted,
             "score": record.score,
-            "passed": succeeded(record, settings or MetricSettings()),
+            "passed": succeeded(record, settings),
             "stop_reason": record.stop_reason,
         },
     }
@@ -62,7 +62,7 @@ def trainable(
     *,
     only_passed: bool,
     include_scripted: bool = False,
-    settings: MetricSettings | None = None,
+    settings: MetricSettings,
 ) -> bool:
     """True for finished, graded episodes with a conversation (that passed under ``settings``, when
     ``only_passed``) of model agents, and of scripted agents too when ``include_scripted``."""
@@ -70,7 +70,7 @@ def trainable(
         return False
     if record.infrastructure_failure or record.grade is None or not record.messages:
         return False
-    return not only_passed or succeeded(record, settings or MetricSettings())
+    return not only_passed or succeeded(record, settings)
 
 
 def read_episodes(path: Path) -> Iterator[EpisodeRecord]:
@@ -87,7 +87,7 @@ def export_chat_jsonl(
     *,
     only_passed: bool = True,
     include_scripted: bool = False,
-    settings: MetricSettings | None = None,
+    settings: MetricSettings,
 ) -> int:
     """Write the trainable records (see :func:`trainable`) as chat JSONL; return how many were written."""
     from res_repro.agents.llm_agent import SUBMIT

@@ -28,4 +28,8 @@ def checked_start(sft: Mapping[str, Any]) -> Path | None:
     """Check ``sft.init`` and, for a pretrained model, its directory (None for the tiny model)."""
     if sft["init"] not in INITS:
         raise UserInputError(f"sft.init: expected one of {list(INITS)}, got {sft['init']!r}")
+    if sft["init"] == "tiny" and sft.get("tiny") is None:
+        raise UserInputError(
+            "sft.tiny: sft.init=tiny needs the tiny model's sizes (as in conf/sft/tiny.yaml)"
+        )
     return pretrained_dir(sft["model_path"]) if sft["init"] == "pretrained" else None

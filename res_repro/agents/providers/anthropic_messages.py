@@ -81,7 +81,7 @@ class AnthropicMessagesProvider(Provider):
 
     name = "anthropic"
 
-    def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0) -> None:
+    def __init__(self, *, api_key: str, base_url: str | None, timeout_s: float) -> None:
         self.base_url = base_url
         self._client = anthropic.Anthropic(
             api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0

@@ -47,7 +47,7 @@ class OpenAIChatProvider(Provider):
 
     name = "openai"
 
-    def __init__(self, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0) -> None:
+    def __init__(self, *, api_key: str, base_url: str | None, timeout_s: float) -> None:
         self.base_url = base_url
         self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
 
