@@ -99,7 +99,7 @@ def export_chat_jsonl(
             if trainable(
                 record, only_passed=only_passed, include_scripted=include_scripted, settings=settings
             ):
-                example = chat_record(record, SUBMIT.to_dict(), settings)
+                example = chat_record(record, settings, SUBMIT.to_dict())
                 handle.write(json.dumps(example, ensure_ascii=False) + "\n")
                 written += 1
     return written
