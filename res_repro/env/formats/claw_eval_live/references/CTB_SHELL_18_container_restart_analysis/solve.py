@@ -138,15 +138,15 @@ def _analyse_oom(service: str, text: str, cfg: str, incidents: list[str]) -> tup
         + (f", i.e. roughly {needed:.0f}MB needed against a {limit_mb}MB limit." if needed else "")
         + (f" JVM heap {jvm} leaves little headroom for off-heap/metaspace." if jvm else "")
         + (
-            " The heap dump comment points at database connections not being released "
-            f"(connection pool leak suspected, {pool.group(0)})."
+            " The heap dump comment points at database connections not being released (connection pool "
+            f"leak suspected, {pool.group(0)})."
             if "connection" in text and pool
             else ""
         )
     )
     fixes = [
-        f"Increase the memory limit from {limit_mb}MB to {target_gb}GB (request at least {limit_mb}MB) "
-        f"to absorb the ~{pct}% growth.",
+        f"Increase the memory limit from {limit_mb}MB to {target_gb}GB (request at least {limit_mb}MB) to "
+        f"absorb the ~{pct}% growth.",
         "Tune the JVM heap to the new limit (e.g. -Xmx at ~75% of the limit) and enable heap-dump-on-OOM.",
         "Investigate the database connection pool leak (close connections, enable leak detection).",
     ]
@@ -159,14 +159,14 @@ def _analyse_crashloop(service: str, text: str, cfg: str, incidents: list[str]) 
     new = next((h for h in hosts if h.split(":")[0] != old.split(":")[0]), "the new primary")
     configured = _setting(cfg, "Redisconfiguration") or _setting(cfg, "Redis configuration")
     cause = (
-        f"CrashLoopBackOff: on start-up the pods fail with 'Connection refused' to {old}. "
-        f"The Redis address is hardcoded in the config ({configured or old}); after the Redis failover "
-        f"the primary moved to {new}, so every start fails."
+        f"CrashLoopBackOff: on start-up the pods fail with 'Connection refused' to {old}. The Redis address "
+        f"is hardcoded in the config ({configured or old}); after the Redis failover the primary moved to "
+        f"{new}, so every start fails."
     )
     fixes = [
         f"Immediate: point the Redis config at {new} and roll the pods.",
-        "Permanent: stop hardcoding the Redis address; use Redis Sentinel / Cluster discovery "
-        "(service discovery) so failovers are followed automatically.",
+        "Permanent: stop hardcoding the Redis address; use Redis Sentinel / Cluster discovery (service "
+        "discovery) so failovers are followed automatically.",
         "Add a start-up retry with backoff instead of exiting on the first refused connection.",
     ]
     return cause, fixes
@@ -180,16 +180,16 @@ def _analyse_liveness(service: str, text: str, cfg: str, incidents: list[str]) -
     cause = (
         f"Liveness probe timeout: /health must answer within {timeout} (failureThreshold "
         f"{probe.get('failureThreshold', '?')}), but email sending is handled synchronously on the request "
-        f"thread, which blocks the /health endpoint"
+        "thread, which blocks the /health endpoint"
         + (f" (P99 latency {p99_s} seconds)" if p99_s else "")
         + "; the kubelet then kills the container."
     )
     new_timeout = p99_s + 3 if p99_s else 10
     fixes = [
-        "Make email sending asynchronous (separate thread pool or message queue) "
-        "so /health is never blocked.",
-        f"Keep /health lightweight, and increase the liveness timeout from {timeout} to ~{new_timeout}s "
-        "as a stop-gap.",
+        "Make email sending asynchronous (separate thread pool or message queue) so /health is never "
+        "blocked.",
+        f"Keep /health lightweight, and increase the liveness timeout from {timeout} to ~{new_timeout}s as "
+        "a stop-gap.",
     ]
     return cause, fixes
 
@@ -203,8 +203,8 @@ def _analyse_readiness(service: str, text: str, cfg: str, incidents: list[str]) 
     split = ", ".join(pod for pod in _pods(text) if "%" in pod)
     cause = (
         f"Readiness probe too early: initialDelaySeconds={delay} while the service needs about {startup_s}s "
-        "to start, so pods that restarted after the node update were marked ready/unready at the wrong time "
-        f"and traffic is unbalanced ({split})"
+        "to start, so pods that restarted after the node update were marked ready/unready at the wrong "
+        f"time and traffic is unbalanced ({split})"
         + (
             f"; sessionAffinity {affinity} keeps clients pinned to the pod that was ready first."
             if affinity
@@ -212,10 +212,10 @@ def _analyse_readiness(service: str, text: str, cfg: str, incidents: list[str]) 
         )
     )
     fixes = [
-        f"Increase readinessProbe initialDelaySeconds from {delay} to {startup_s + 5}s "
-        f"(at least the ~{startup_s}s start-up) or add a startupProbe.",
-        "Review sessionAffinity ClientIP and rebalance connections after restarts; "
-        "use a PodDisruptionBudget for node updates.",
+        f"Increase readinessProbe initialDelaySeconds from {delay} to {startup_s + 5}s (at least the "
+        f"~{startup_s}s start-up) or add a startupProbe.",
+        "Review sessionAffinity ClientIP and rebalance connections after restarts; use a "
+        "PodDisruptionBudget for node updates.",
     ]
     return cause, fixes
 
@@ -255,10 +255,8 @@ def solve(call: Call) -> str:
 
     lines = ["# Container Restart Analysis Report", ""]
     lines.append(
-        f"Reviewed {len(tickets)} tickets ({len(restart_tickets)} restart alerts) "
-        f"and {len(notes)} documents: "
-        + ", ".join(f"{n['note_id']} ({n.get('title', '')})" for n in notes)
-        + "."
+        f"Reviewed {len(tickets)} tickets ({len(restart_tickets)} restart alerts) and {len(notes)} "
+        "documents: " + ", ".join(f"{n['note_id']} ({n.get('title', '')})" for n in notes) + "."
     )
     lines += ["", "| Ticket | Service / pods | Restarts | Failure type |", "|---|---|---|---|"]
     rows = []

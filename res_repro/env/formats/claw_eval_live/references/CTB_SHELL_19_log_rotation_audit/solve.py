@@ -112,7 +112,7 @@ def _check_permission(audit: Audit, text: str, std: Standards) -> None:
     audit.rotation = f"{conf}, mode {actual} root:root (standard: {std.permission} {std.owner})"
     audit.issues.append(
         f"logrotate config {conf} has permission {actual} (root:root); logrotate runs as syslog and cannot "
-        f"read it, so the file is silently skipped and the log grew unrotated"
+        "read it, so the file is silently skipped and the log grew unrotated"
     )
     audit.fixes.append(
         f"Fix the permission: chmod {std.permission} {conf} && chown {std.owner} {conf}, then run "
@@ -128,14 +128,14 @@ def _check_stdout(audit: Audit, text: str, std: Standards) -> None:
     last = _find(r"last_rotate\w*?(\d{4}-\d{2}-\d{2})", text)
     audit.rotation = f"log4j2 rolling policy (ineffective); logrotate last_rotate {last}"
     audit.issues.append(
-        f"the start script uses a stdout redirect ({redirect}), which bypasses the log4j2 rolling "
-        f"appender; the file is {days} days old against a {std.retention_days}-day retention "
-        f"and has not been rotated since {last}"
+        f"the start script uses a stdout redirect ({redirect}), which bypasses the log4j2 rolling appender; "
+        f"the file is {days} days old against a {std.retention_days}-day retention and has not been rotated "
+        f"since {last}"
     )
     audit.fixes.append(
         "Remove the stdout redirect and let log4j2 write and roll the file itself; until then add a "
-        "dedicated logrotate config for it with copytruncate, daily, rotate "
-        f"{std.retention_days}, compress."
+        f"dedicated logrotate config for it with copytruncate, daily, rotate {std.retention_days}, "
+        "compress."
     )
 
 
@@ -157,8 +157,8 @@ def _check_compression(audit: Audit, text: str, std: Standards) -> None:
         f"archive compression ratio is only {ratio}%, far below {std.min_compression}%{detail}"
     )
     audit.fixes.append(
-        f"Disable DEBUG and restore the {std.prod_level} log level; stop logging attachment bodies "
-        "(log only metadata) and add an alert when DEBUG stays enabled beyond 24 hours."
+        f"Disable DEBUG and restore the {std.prod_level} log level; stop logging attachment bodies (log "
+        "only metadata) and add an alert when DEBUG stays enabled beyond 24 hours."
     )
 
 
@@ -193,8 +193,8 @@ def solve(call: Call) -> str:
         f"Sources: {len(tickets)} tickets and the notes "
         + ", ".join(f"{n['note_id']} ({n.get('title', '')})" for n in notes)
         + f". Standard: config permission {std.permission} ({std.owner}), daily rotation, "
-        f"{std.retention_days}-day retention, gzip with >= {std.min_compression}% compression, "
-        f"production log level {std.prod_level}; ILM delete condition currently '{std.ilm_delete}'."
+        f"{std.retention_days}-day retention, gzip with >= {std.min_compression}% compression, production "
+        f"log level {std.prod_level}; ILM delete condition currently '{std.ilm_delete}'."
     )
     lines += [
         "",

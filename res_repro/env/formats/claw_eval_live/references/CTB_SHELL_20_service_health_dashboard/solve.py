@@ -175,16 +175,16 @@ def _root_cause(service: str, text: str, changes: list[tuple[str, str]]) -> tupl
             f"the new interface shipped in {release or 'the latest release'} runs unoptimized SQL on the "
             "orders table (likely missing index / full table scan): slow queries jumped and "
             f"{db_share.group(1) if db_share else 'most'} of errors are database connection timeouts",
-            "Add an index for the new orders query (check EXPLAIN plans), optimize the SQL, "
-            "and raise the DB pool alert; roll back the interface if the index cannot ship quickly.",
+            "Add an index for the new orders query (check EXPLAIN plans), optimize the SQL, and raise the "
+            "DB pool alert; roll back the interface if the index cannot ship quickly.",
         )
     if "session.timeout" in lowered or "rebalance" in lowered:
         gc = next((c for _, c in changes if "GC" in c and "pod-notify" in c), "")
         return (
-            f"GC pause on pod-notify-03 ({gc}) exceeded the Kafka session.timeout.ms of 10s, so the consumer "
-            "was evicted and triggered a rebalance; offsets stopped committing and lag built up",
-            "GC tuning for pod-notify-03 (G1/ZGC, heap sizing), raise session.timeout.ms above the worst GC "
-            "pause, and scale consumers to drain the backlog.",
+            f"GC pause on pod-notify-03 ({gc}) exceeded the Kafka session.timeout.ms of 10s, so the "
+            "consumer was evicted and triggered a rebalance; offsets stopped committing and lag built up",
+            "GC tuning for pod-notify-03 (G1/ZGC, heap sizing), raise session.timeout.ms above the worst "
+            "GC pause, and scale consumers to drain the backlog.",
         )
     if "tls" in lowered:
         return (
@@ -276,8 +276,8 @@ def solve(call: Call) -> str:
     lines += ["", "## Priority ranking (ticket priority, then worst breach ratio vs SLA)"]
     for i, s in enumerate(ranked, 1):
         lines.append(
-            f"{i}. {s['service']} - {s['ticket'].get('priority')}, "
-            f"worst metric at {s['severity']:.1f}x its SLA limit"
+            f"{i}. {s['service']} - {s['ticket'].get('priority')}, worst metric at {s['severity']:.1f}x its "
+            "SLA limit"
         )
     return "\n".join(lines)
 

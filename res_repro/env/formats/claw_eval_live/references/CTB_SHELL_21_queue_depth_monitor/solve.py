@@ -88,8 +88,8 @@ def _order_backlog(text: str, notes: list[dict[str, Any]]) -> dict[str, Any]:
             f"consumer connections (consumers {expected} -> {remaining}) and they never came back because "
             f"connection-recovery is not configured in the consumer clients.{mem_note}"
         ),
-        "impact": "order processing is delayed; if memory alarm or maxLength is hit, publishers are blocked "
-        "or messages dropped, stalling order creation downstream",
+        "impact": "order processing is delayed; if memory alarm or maxLength is hit, publishers are "
+        "blocked or messages dropped, stalling order creation downstream",
         "fix": [
             "Restart/restore the consumers now to get back to the expected count and drain the backlog.",
             "Enable automatic connection recovery (auto-reconnect, topology recovery) in the consumers.",

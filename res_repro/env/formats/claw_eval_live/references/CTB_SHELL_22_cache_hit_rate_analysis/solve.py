@@ -66,8 +66,8 @@ def _redis(text: str, std: str) -> tuple[str, list[str]]:
     cause = (
         f"a script on 03-26 changed the product-catalog key TTL from {old}h to {new}h (the key standard is "
         f"TTL={std_ttl}); product keys now pile up, memory is at {used} of the {limit} maxmemory, and the "
-        f"{policy} eviction policy evicts user-session keys instead ({evictions} evictions reported in 12h), "
-        "so session lookups miss"
+        f"{policy} eviction policy evicts user-session keys instead ({evictions} evictions reported in "
+        "12h), so session lookups miss"
     )
     fixes = [
         f"Revert the product-catalog TTL to the {std_ttl} standard (fix the script); purge long-TTL keys.",
@@ -90,9 +90,8 @@ def _cdn(text: str, std: str) -> tuple[str, list[str]]:
     )
     fixes = [
         "Roll back the webpack config to contenthash only (remove the timestamp), per the URL standard.",
-        f"Expect {recovery + ' hours' if recovery else 'a few hours'} for the CDN cache to refill; "
-        "pre-warm hot assets and watch origin "
-        "bandwidth meanwhile.",
+        f"Expect {recovery + ' hours' if recovery else 'a few hours'} for the CDN cache to refill; pre-warm "
+        "hot assets and watch origin bandwidth meanwhile.",
     ]
     return cause, fixes
 
@@ -107,8 +106,8 @@ def _caffeine(text: str, std: str) -> tuple[str, list[str]]:
     target = _find(r"capacity(\d{4,})", text)
     cause = (
         f"order-service {version} added {new_ifaces} new endpoints that cache their own keys, so the key "
-        f"space outgrew maximumSize={size} (expireAfterWrite={expire}); capacity is insufficient and entries "
-        f"are evicted at ~{evict}/s before reuse. Current key mix: {keys}"
+        f"space outgrew maximumSize={size} (expireAfterWrite={expire}); capacity is insufficient and "
+        f"entries are evicted at ~{evict}/s before reuse. Current key mix: {keys}"
     )
     fixes = [
         f"Increase maximumSize to {target or 'about 3x the current size'} (check heap headroom first).",
@@ -186,8 +185,8 @@ def solve(call: Call) -> str:
     ]
     for r in rows:
         lines.append(
-            f"| {r['ticket']['ticket_id']} | {r['layer']} | {r['current']}% | {r['baseline']}% | "
-            f">= {r['target']}% | -{r['baseline'] - r['current']} pts |"
+            f"| {r['ticket']['ticket_id']} | {r['layer']} | {r['current']}% | {r['baseline']}% | >= "
+            f"{r['target']}% | -{r['baseline'] - r['current']} pts |"
         )
     for r in rows:
         lines += ["", f"## {r['layer']} ({r['ticket']['ticket_id']}, priority {r['ticket'].get('priority')})"]

@@ -45,10 +45,10 @@ def _pool_exhaustion(text: str, notes: str) -> Finding:
     tx_timeout = _find(r"timeout：(\d+)seconds", notes)
     return {
         "kind": "connection-pool exhaustion behind a long row-lock (lock wait chain, not a JVM deadlock)",
-        "threads": f"{waiting} of {total} request threads WAITING in HikariCP getConnection; "
-        f"all {pool} pool connections ACTIVE",
-        "locks": f"row locks on {table} held by the {task} scheduled task "
-        "(SELECT ... FOR UPDATE, exclusive lock)",
+        "threads": f"{waiting} of {total} request threads WAITING in HikariCP getConnection; all {pool} "
+        "pool connections ACTIVE",
+        "locks": f"row locks on {table} held by the {task} scheduled task (SELECT ... FOR UPDATE, exclusive "
+        "lock)",
         "order": f"{task} transaction locks {table} and runs {held} minutes -> {pool} connections block on "
         f"{table} -> connection pool exhausted -> {waiting} threads wait for a connection",
         "cause": f"the {task} job runs one long transaction ({held} min) holding exclusive locks on {table} "
@@ -74,12 +74,12 @@ def _db_deadlock(text: str, notes: str) -> Finding:
         "kind": "MySQL/InnoDB database deadlock",
         "threads": f"transactions A and B (InnoDB log: {', '.join(ids)})",
         "locks": f"row locks on {first_a} and {second_a}",
-        "order": f"A locks {first_a} then {second_a}; B locks {second_a} then {first_a} "
-        "(inconsistent lock order)",
+        "order": f"A locks {first_a} then {second_a}; B locks {second_a} then {first_a} (inconsistent lock "
+        "order)",
         "cause": f"{count} deadlocks in {window} hours ('Deadlock found when trying to get lock'); the "
-        f"{version} interface processes rows sorted by orderAmount instead of productId, so its lock "
-        f"order on orders/inventory is inconsistent with the old path; ~{impact} of order-create requests "
-        "roll back",
+        f"{version} interface processes rows sorted by orderAmount instead of productId, so its lock order "
+        f"on orders/inventory is inconsistent with the old path; ~{impact} of order-create requests roll "
+        "back",
         "fix": [
             "Use a consistent lock order everywhere: lock orders, then inventory, rows sorted by productId.",
             "Keep transactions short and retry on deadlock (error 1213) with backoff.",
@@ -104,12 +104,13 @@ def _jvm_deadlock(text: str, notes: str) -> Finding:
         "order": order,
         "cause": "the two threads take the same two monitors in opposite (reverse) order: the newly added "
         "RateLimitUpdater thread (incident record) needs the template cache while updating the limiter, "
-        "while the email sender holds the cache and wants the limiter; email sending stopped for "
-        f"{minutes} minutes",
+        f"while the email sender holds the cache and wants the limiter; email sending stopped for {minutes} "
+        "minutes",
         "fix": [
             "Restart notification-service to break the deadlock (a synchronized deadlock never resolves).",
             "Acquire the locks in one global order, or replace synchronized with "
-            "ReentrantLock.tryLock(timeout) and back off on failure; keep the rate-limiter update lock-free.",
+            "ReentrantLock.tryLock(timeout) and back off on failure; keep the rate-limiter update "
+            "lock-free.",
         ],
     }
 
@@ -126,8 +127,8 @@ def _stale_distributed_lock(text: str, notes: str) -> Finding:
         "kind": "stale Redis distributed lock (not released after a crash)",
         "threads": f"{task} (process killed by OOM while holding the lock)",
         "locks": f"Redis key {lock}, TTL {ttl}s ({int(ttl or 0) / 3600:g} h)",
-        "order": f"{task} acquires {lock} -> OOM crash, lock not released -> the next runs cannot acquire it "
-        f"until the {ttl}s TTL expires",
+        "order": f"{task} acquires {lock} -> OOM crash, lock not released -> the next runs cannot acquire "
+        f"it until the {ttl}s TTL expires",
         "cause": f"the lock TTL of {ttl}s is far too long for a task that normally runs {normal} minutes, "
         f"and there is no release in finally nor watchdog renewal; {failed} scheduled runs failed and "
         f"reconciliation data is {delay} minutes late",

@@ -69,13 +69,12 @@ def _hot(text: str, notes: list[dict[str, Any]]) -> Review:
         "access": "very high (live reads/writes)",
         "cost": "not stated in tickets/notes (highest per-GB tier)",
         "issue": f"{stale}TB of userlog is older than {keep_days} days and should already be on the warm "
-        "tier: "
-        f"the auto-tier-migrate job has failed since 03-{last_ok[1:]} because the NFS mount {nfs} is stale "
-        "(the warm NFS server restarted nfsd), and the job has no failure alert, so expired data stays on "
-        "SSD",
+        f"tier: the auto-tier-migrate job has failed since 03-{last_ok[1:]} because the NFS mount {nfs} is "
+        "stale (the warm NFS server restarted nfsd), and the job has no failure alert, so expired data "
+        "stays on SSD",
         "fix": [
-            f"Fix the NFS mount: remount {nfs} (restart nfsd if needed), rerun auto-tier-migrate to move the "
-            f"{stale}TB of expired userlog (usage drops to about "
+            f"Fix the NFS mount: remount {nfs} (restart nfsd if needed), rerun auto-tier-migrate to move "
+            f"the {stale}TB of expired userlog (usage drops to about "
             f"{float(used or 0) - float(stale or 0):.1f}TB).",
             "Add retry and failure alerting to auto-tier-migrate and a mount health check before each run.",
         ],
@@ -97,8 +96,8 @@ def _warm(text: str, notes: list[dict[str, Any]]) -> Review:
     usage = ""
     if lat and iops:
         usage = (
-            f"capacity {capacity}; latency {lat.group(1)}ms -> {lat.group(2)}ms (design <= {max_latency}ms); "
-            f"IOPS {iops.group(1)} -> {iops.group(2)}"
+            f"capacity {capacity}; latency {lat.group(1)}ms -> {lat.group(2)}ms (design <= "
+            f"{max_latency}ms); IOPS {iops.group(1)} -> {iops.group(2)}"
         )
     age = re.sub(r"days(data)?", " days", _find(r"storagedata：([^\n]+)", design)).strip()
     return {
@@ -109,12 +108,10 @@ def _warm(text: str, notes: list[dict[str, Any]]) -> Review:
         "data": f"data aged {age}",
         "access": "medium (occasional reads)",
         "cost": "not stated in tickets/notes",
-        "issue": f"RAID-6 array is degraded: {degraded} has failed (degraded) and {pending[0]} shows pending "
-        f"sector count={pending[1]}, with SMART reallocated-sector alerts on {', '.join(smart)}. RAID-6 "
-        "tolerates "
-        "only 2 "
-        "failed disks, so one more failure means data loss; the rebuild/degraded reads explain the latency "
-        "and IOPS collapse",
+        "issue": f"RAID-6 array is degraded: {degraded} has failed (degraded) and {pending[0]} shows "
+        f"pending sector count={pending[1]}, with SMART reallocated-sector alerts on {', '.join(smart)}. "
+        "RAID-6 tolerates only 2 failed disks, so one more failure means data loss; the rebuild/degraded "
+        "reads explain the latency and IOPS collapse",
         "fix": [
             f"Back up the warm data now, replace {degraded} immediately and then {pending[0]}; schedule "
             "replacement of the other SMART-flagged disks "
@@ -144,15 +141,14 @@ def _cold(text: str, notes: list[dict[str, Any]]) -> Review:
         "access": "rare (archive / compliance reads)",
         "cost": f"~{per_gb:.3f} per GB ({cost} / {total_tb:g}TB)",
         "issue": f"{dup:g}TB are duplicate archive copies of backup data kept in another bucket and "
-        f"{expired:g}TB "
-        f"are past the {retain}-year retention and should have been deleted; the {policy} lifecycle policy "
-        "was updated with an invalid JSON configuration (syntax error), MinIO rejected it, so the policy is "
-        "not in effect",
+        f"{expired:g}TB are past the {retain}-year retention and should have been deleted; the {policy} "
+        "lifecycle policy was updated with an invalid JSON configuration (syntax error), MinIO rejected "
+        "it, so the policy is not in effect",
         "fix": [
             f"Fix the {policy} JSON, validate it and re-apply; then purge the {expired:g}TB of expired data.",
             f"Remove the {dup:g}TB of duplicate archives (dedupe against the backup bucket): reclaiming "
-            f"{reclaim:g}TB ({reclaim / total_tb:.0%}) brings cost to about {after:.0f}, under the "
-            f"{budget} budget.",
+            f"{reclaim:g}TB ({reclaim / total_tb:.0%}) brings cost to about {after:.0f}, under the {budget} "
+            "budget.",
         ],
     }
 
@@ -172,8 +168,8 @@ def _migration(text: str, notes: list[dict[str, Any]]) -> Review:
         "access": "n/a",
         "cost": "n/a",
         "issue": f"the migration job runs in business hours ({running}) at {used} instead of the {window} "
-        "window "
-        f"and {limit} limit, with no QoS; it saturates the shared link, so database replication latency rose "
+        f"window and {limit} limit, with no QoS; it saturates the shared link, so database replication "
+        "latency rose "
         + (f"{db.group(1)}ms -> {db.group(2)}ms with replication lag {db.group(3)}s" if db else "sharply"),
         "fix": [
             f"Move migrations back to the off-peak window {window} and throttle to {limit}.",

@@ -176,8 +176,7 @@ def _recommendations(
         recs.append(
             f"Customer-requested escalations ({', '.join(requested)}): targeted training so first-line "
             "agents diagnose before proposing workarounds (e.g. retries); improve the escalation process "
-            "with "
-            "a clear policy and an SLA so customers do not have to push for it."
+            "with a clear policy and an SLA so customers do not have to push for it."
         )
     defects = [r["id"] for r in rows if r["root"] == "software defect"]
     if defects:

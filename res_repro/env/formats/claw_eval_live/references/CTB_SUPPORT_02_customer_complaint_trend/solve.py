@@ -110,9 +110,9 @@ def solve(call: Call) -> str:
 
     lines = ["# Customer Complaint Trend Analysis", ""]
     lines.append(
-        f"Sources: {len(emails)} complaint emails and {len(tickets)} tickets = {len(records)} records. After "
-        f"merging records from the same customer about the same issue (deduplication across email and ticket "
-        f"channels) there are {len(complaints)} unique complaints."
+        f"Sources: {len(emails)} complaint emails and {len(tickets)} tickets = {len(records)} records. "
+        "After merging records from the same customer about the same issue (deduplication across email and "
+        f"ticket channels) there are {len(complaints)} unique complaints."
     )
     lines += [
         "",
@@ -165,25 +165,25 @@ def _recommendations(complaints: list[dict[str, Any]], top_category: str) -> lis
     for c in complaints:
         if "HIGH" in c["risk"]:
             recs.append(
-                f"Immediate executive outreach to {c['customer']} ({c['company']}), who threatened to switch "
-                f"vendors over {c['category']}: call within 24h, share a fix timeline and daily updates."
+                f"Immediate executive outreach to {c['customer']} ({c['company']}), who threatened to "
+                f"switch vendors over {c['category']}: call within 24h, share a fix timeline and daily "
+                "updates."
             )
     recs.append(
         f"Address {top_category} first as the most common category: a dedicated task force on peak-hour "
-        "load and report latency (capacity, slow queries), with proactive updates to all affected customers."
+        "load and report latency (capacity, slow queries), with proactive updates to all affected "
+        "customers."
     )
     for c in complaints:
         if "second time" in c["worsening"]:
             recs.append(
                 f"Billing: audit {c['customer']}'s invoice, refund any overcharge, and find why the error "
-                "recurred "
-                "(second occurrence) to prevent a third."
+                "recurred (second occurrence) to prevent a third."
             )
         if "three months ago" in c["worsening"]:
             recs.append(
-                f"Reply to {c['customer']}'s feature request (open for three months): give a roadmap "
-                "answer for "
-                "bulk export and a workaround meanwhile."
+                f"Reply to {c['customer']}'s feature request (open for three months): give a roadmap answer "
+                "for bulk export and a workaround meanwhile."
             )
     defects = [c for c in complaints if c["category"].startswith("feature defects")]
     if defects:
@@ -193,7 +193,7 @@ def _recommendations(complaints: list[dict[str, Any]], top_category: str) -> lis
             + "."
         )
     recs.append(
-        "Improve process: link complaint emails to tickets automatically so the same issue is tracked once, "
-        "and review the complaint trend weekly to prevent repeats."
+        "Improve process: link complaint emails to tickets automatically so the same issue is tracked "
+        "once, and review the complaint trend weekly to prevent repeats."
     )
     return recs

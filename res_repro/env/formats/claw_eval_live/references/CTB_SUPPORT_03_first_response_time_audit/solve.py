@@ -91,11 +91,9 @@ def solve(call: Call, instruction: str) -> str:
 
     lines = ["# First Response Time Audit", ""]
     lines.append(
-        f"SLA: high priority <= {sla['high']} min, medium priority <= {sla['medium']} min. "
-        f"Best performer: {best['agent']} with {best['rate']:.0%} SLA compliance (average "
-        f"{_fmt(best['avg'])}). "
-        f"Worst performer: {worst['agent']} with {worst['rate']:.0%} compliance (average "
-        f"{_fmt(worst['avg'])})."
+        f"SLA: high priority <= {sla['high']} min, medium priority <= {sla['medium']} min. Best performer: "
+        f"{best['agent']} with {best['rate']:.0%} SLA compliance (average {_fmt(best['avg'])}). Worst "
+        f"performer: {worst['agent']} with {worst['rate']:.0%} compliance (average {_fmt(worst['avg'])})."
     )
     lines += [
         "",
@@ -151,8 +149,7 @@ def solve(call: Call, instruction: str) -> str:
     lines.append(f"1. Coaching and SLA training for {names}; review their queue load and working hours.")
     lines.append(
         "2. Auto-acknowledge and alert: page the on-call agent when a high-priority ticket has no reply "
-        "after "
-        f"{sla['high'] * 2 // 3} minutes, and escalate to a lead at {sla['high']} minutes."
+        f"after {sla['high'] * 2 // 3} minutes, and escalate to a lead at {sla['high']} minutes."
     )
     lines.append(
         f"3. Share {best['agent']}'s practice (acknowledge within minutes, then investigate) as the team "

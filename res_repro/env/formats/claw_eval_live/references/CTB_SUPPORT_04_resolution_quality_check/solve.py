@@ -127,8 +127,7 @@ def solve(call: Call) -> str:
     lines = ["# Resolution Quality Spot-Check", ""]
     lines.append(
         "Each resolved ticket scored 0-2 on completeness, root cause, communication and customer "
-        "satisfaction "
-        "(max 8): 8 = Excellent, 6-7 = Good, 3-5 = Fair, 0-2 = Poor."
+        "satisfaction (max 8): 8 = Excellent, 6-7 = Good, 3-5 = Fair, 0-2 = Poor."
     )
     lines += [
         "",

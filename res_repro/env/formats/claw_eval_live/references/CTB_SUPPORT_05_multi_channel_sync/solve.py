@@ -84,8 +84,7 @@ def solve(call: Call) -> str:
     lines = ["# Email / Ticket Sync Status Report", ""]
     lines.append(
         f"Checked {len(emails)} customer complaint emails against {len(tickets)} tickets: {len(pairs)} "
-        "linked, "
-        f"{len(missed)} unlinked (missed - no ticket created)."
+        f"linked, {len(missed)} unlinked (missed - no ticket created)."
     )
     lines += [
         "",
@@ -111,21 +110,19 @@ def solve(call: Call) -> str:
         assessed.append((e, person, company, level, signals))
         lines.append(
             f"| {e['message_id']} | {e['from']} ({person}, {company}) | {e['subject']} - unlinked, no "
-            "ticket | "
-            f"{e['date'][:10]} | {level} | yes |"
+            f"ticket | {e['date'][:10]} | {level} | yes |"
         )
     for e, person, company, level, signals in assessed:
         lines.append(
             f"- {e['message_id']} ({person}, {company}): missed complaint '{e['subject']}' - {_summary(e)}; "
-            f"urgency {level} "
-            f"({'; '.join(signals) or 'no urgency signals'}). Recommend creating a ticket immediately with "
-            f"priority {'high' if level.startswith('HIGH') else 'medium'}."
+            f"urgency {level} ({'; '.join(signals) or 'no urgency signals'}). Recommend creating a ticket "
+            f"immediately with priority {'high' if level.startswith('HIGH') else 'medium'}."
         )
     if orphan_tickets:
         lines += ["", "## Tickets without a customer email"]
         lines += [
-            f"- {t['ticket_id']} ({t['subject']}, reporter {t['reporter']}): raised internally, no email "
-            "to link."
+            f"- {t['ticket_id']} ({t['subject']}, reporter {t['reporter']}): raised internally, no email to "
+            "link."
             for t in orphan_tickets
         ]
 
@@ -141,8 +138,7 @@ def solve(call: Call) -> str:
         + " and ".join(f"'{e['subject']}' ({company})" for e, _, company, _, _ in assessed)
         + " to the on-call engineers today; these customers are blocked and have had no acknowledgement.",
         "Automate email-to-ticket creation for the support mailbox so every complaint email gets a ticket, "
-        "and "
-        "link replies by sender/thread.",
+        "and link replies by sender/thread.",
         "Run this sync check daily until the automation is in place; track unlinked count as a KPI.",
     ]
     lines += [f"{i}. {a}" for i, a in enumerate(actions, 1)]

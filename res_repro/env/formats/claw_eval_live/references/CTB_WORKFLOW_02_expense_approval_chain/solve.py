@@ -88,15 +88,13 @@ def _review(email: dict[str, Any]) -> dict[str, Any]:
         if per_diem:
             checks.append(
                 f"travel per-diem {per_diem.group(1)} days x {per_diem.group(2)} = {per_diem.group(3)} "
-                "(within the "
-                "per-diem rate)"
+                "(within the per-diem rate)"
             )
         if hotel:
             nights, rate, hotel_total, standard = (int(hotel.group(i)) for i in range(1, 5))
             checks.append(
                 f"hotel {nights} nights x {rate} = {hotel_total:,} exceeds the {standard} hotel standard "
-                "cited "
-                f"in the claim ({hotel_total - standard:,} over); the claimant explains the exception"
+                f"cited in the claim ({hotel_total - standard:,} over); the claimant explains the exception"
             )
         decision = "Approved as a documented exception (hotel over standard), payment after receipts"
         actions.append(
@@ -107,8 +105,7 @@ def _review(email: dict[str, Any]) -> dict[str, Any]:
     elif status_only:
         checks.append(
             f"approval field names the {status_only.group(1)} but no written {status_only.group(1)} "
-            "approval is "
-            "attached - only a verbal/unconfirmed approval"
+            "approval is attached - only a verbal/unconfirmed approval"
         )
         decision = f"On hold - pending written {status_only.group(1)} approval (not approved yet)"
         actions.append(f"obtain written {status_only.group(1)} approval before purchase")

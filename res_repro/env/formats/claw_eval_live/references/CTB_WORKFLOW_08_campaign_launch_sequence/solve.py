@@ -194,10 +194,9 @@ def solve(call: Call) -> str:
 
     lines = ["# v2.2 Campaign Launch Plan", ""]
     lines.append(
-        f"Sources: {len(data['emails'])} emails (" + ", ".join(_sender(e) for e in data["emails"]) + f"), "
+        f"Sources: {len(data['emails'])} emails (" + ", ".join(_sender(e) for e in data["emails"]) + "), "
         f"{len(data['customers'])} CRM customers, {len(events)} calendar events, {len(data['todos'])} "
-        "existing to-dos. "
-        f"Launch (go-live) date: {launch.isoformat()}."
+        f"existing to-dos. Launch (go-live) date: {launch.isoformat()}."
     )
     lines += ["", "## Timeline", "", "| When | Activity | Owner |", "|---|---|---|"]
     matched = []

@@ -170,11 +170,9 @@ def solve(call: Call) -> str:
     lines = ["# v2.2 Launch Readiness Report", ""]
     lines.append(
         f"Decision: **{'Go' if critical_done else 'No-Go'}** for the {launch_day} release window - all "
-        "critical "
-        f"pre-release items (functional test, security scan, staging, rollback plan) are "
+        "critical pre-release items (functional test, security scan, staging, rollback plan) are "
         f"{'complete' if critical_done else 'NOT complete'}; {len(open_items)} remaining items are "
-        "launch-day or "
-        "documentation tasks with owners and due dates."
+        "launch-day or documentation tasks with owners and due dates."
     )
     lines += [
         "",
@@ -198,8 +196,7 @@ def solve(call: Call) -> str:
         lines.append(
             "- Known risk from the status email: one feature's connections may run out under load "
             "(connection pool risk); the permanent fix is scheduled for v2.3. Recommended temporary "
-            "mitigation: "
-            "expansion of the connection pool and an alert on pool usage before launch."
+            "mitigation: expansion of the connection pool and an alert on pool usage before launch."
         )
     for i in open_items:
         when = "runs on launch day" if i["due"] == launch_day else "must finish before go-live"
@@ -220,9 +217,8 @@ def solve(call: Call) -> str:
         for e in data["events"]
     ]
     lines.append(
-        f"- Go/no-go meeting: propose the afternoon before {launch_day} with QA, DevOps, docs and CS "
-        "leads; the "
-        "calendar tool here is read-only, so it is listed for the release owner to book."
+        f"- Go/no-go meeting: propose the afternoon before {launch_day} with QA, DevOps, docs and CS leads; "
+        "the calendar tool here is read-only, so it is listed for the release owner to book."
     )
     lines += ["", "## Lessons from v2.1 applied"]
     lines += [f"- {lesson}" for lesson in lessons]
