@@ -118,6 +118,7 @@ def test_a_missing_key_stops_before_any_work(tmp_path):
     assert not (tmp_path / ".cache").exists()
 
 
+@pytest.mark.slow
 def test_table1_scales_and_evaluates_a_claw_eval_live_checkout(tmp_path):
     fixture = Path(__file__).parent / "fixtures" / "claw_eval_live" / "checkout"
     checkout = shutil.copytree(fixture, tmp_path / "Claw-Eval-Live")
