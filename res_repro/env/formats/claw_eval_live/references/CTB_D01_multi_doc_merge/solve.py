@@ -3,6 +3,7 @@
 The three attachments are parsed from the instruction and regrouped by topic: goals/scope from the brief,
 each stakeholder's requirements gathered from every document that names them, open items and dated
 milestones from the tracker (which wins on conflicts, e.g. the kickoff date) enriched with review notes.
+The report is written to /workspace/project_handover_report.md with the sandbox file tool.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from datetime import date, timedelta
 from typing import Any
 
 OPEN_STATES = {"open", "pending", "in_progress", "blocked"}
+REPORT_PATH = "/workspace/project_handover_report.md"
 
 
 def attachments(instruction: str) -> dict[str, str]:
@@ -40,7 +42,7 @@ def numbered(text: str) -> list[str]:
 
 
 def solve(call: Callable[..., Any], instruction: str) -> str:
-    """Build the merged handover report from the attachments."""
+    """Build the merged handover report from the attachments, write it to the sandbox and return it."""
     docs = attachments(instruction)
     brief = next(v for k, v in docs.items() if k.endswith(".md"))
     notes = numbered(next(v for k, v in docs.items() if k.endswith(".txt")))
@@ -134,9 +136,10 @@ def solve(call: Callable[..., Any], instruction: str) -> str:
             f"- Kickoff date: brief says {original.group(0)}; review notes call a later date unconfirmed; "
             f"the action tracker confirms {kickoff['due_date']} — use the tracker date."
         )
-    lines += [
-        "",
-        "Note: no file-writing tool is available in this environment, so "
-        "/workspace/project_handover_report.md could not be created; the full report text is above.",
-    ]
-    return "\n".join(lines)
+    report = "\n".join(lines) + "\n"
+    call("sandbox_file_write", path=REPORT_PATH, content=report)
+    written = call("sandbox_shell_exec", command=f"wc -l {REPORT_PATH}")
+    lines_written = written.get("stdout", "").split()[0] if written.get("exit_code") == 0 else "?"
+    return (
+        f"I wrote the merged handover report to {REPORT_PATH} ({lines_written} lines). Full text:\n\n{report}"
+    )
