@@ -144,6 +144,7 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 def main() -> None:
     """Dispatch to a subcommand, or to the Hydra app for everything else; bad input ends with one line."""
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `res-repro check ... | head` ends quietly
     if len(sys.argv) > 1 and sys.argv[1] in SUBCOMMANDS:
         try:
             sys.exit(SUBCOMMANDS[sys.argv[1]](sys.argv[2:]))

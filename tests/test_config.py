@@ -32,6 +32,10 @@ GROUPS = [
 ]
 
 
+# Values only the user can give (where their data is), supplied as a user would.
+USER_SUPPLIED = {("benchmark", "harbor_dataset"): ["benchmark.path=/data/my-harbor-dataset"]}
+
+
 def _compose(overrides: list[str]):
     return compose_config(*overrides, hydra=True)
 
@@ -58,7 +62,7 @@ def test_every_experiment_composes(experiment):
 
 @pytest.mark.parametrize(("group", "option"), [(g, o) for g in GROUPS for o in _options(g)])
 def test_every_group_option_composes(group, option):
-    resolved = _resolve(_compose([f"{group}={option}"]))
+    resolved = _resolve(_compose([f"{group}={option}", *USER_SUPPLIED.get((group, option), [])]))
     assert group in resolved
 
 

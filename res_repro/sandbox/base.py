@@ -23,6 +23,7 @@ LOGS_DIR = "/logs"
 VERIFIER_LOGS_DIR = "/logs/verifier"
 AGENT_LOGS_DIR = "/logs/agent"
 TMP_DIR = "/tmp"
+SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"  # the usual search path
 # The only sandbox folders that files may be moved into or out of.
 TRANSFER_ROOTS = (APP_DIR, TESTS_DIR, SOLUTION_DIR, LOGS_DIR, TMP_DIR)
 

@@ -39,6 +39,7 @@ from res_repro.sandbox.base import (
     APP_DIR,
     DRAIN_GRACE_S,
     MAX_SYMLINKS,
+    SANDBOX_PATH,
     SOLUTION_DIR,
     TESTS_DIR,
     TMP_DIR,
@@ -55,7 +56,6 @@ from res_repro.sandbox.base import (
 )
 from res_repro.sandbox.cgroups import PidsCgroup, pids_cgroup
 
-SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 BASE_ENV = {"PATH": SANDBOX_PATH, "HOME": APP_DIR, "LANG": "C.UTF-8", "TERM": "dumb"}
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin")
 # Docker's default capability set: root inside keeps what it has in a container, nothing more.

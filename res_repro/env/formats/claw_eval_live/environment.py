@@ -35,7 +35,9 @@ from res_repro.env.formats.claw_eval_live.transport import send
 from res_repro.env.formats.claw_eval_live.workspace import (
     WORKSPACE,
     WORKSPACE_TOOLS,
+    add_python_shim,
     needs_workspace,
+    shim_path,
     snapshot,
     stage,
     workspace_call,
@@ -50,7 +52,7 @@ from res_repro.env.services import OPERATIONS, FixtureService
 from res_repro.env.task import Task
 from res_repro.env.tools import AuditEntry, Dispatcher, ToolCall, ToolResponse, ToolSpec, error
 from res_repro.sandbox import Backend, make_sandbox
-from res_repro.sandbox.base import APP_DIR, Sandbox, SandboxSpec
+from res_repro.sandbox.base import APP_DIR, SANDBOX_PATH, Sandbox, SandboxSpec
 
 CALL_TIMEOUT = 30.0
 
@@ -218,9 +220,10 @@ def open_claw_eval_live(
         sandbox = None
         if needs_workspace(extra):
             staging = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="res-workspace-")))
-            files = workspace_files(extra, list(config.spec.environment.model_extra.get("fixtures") or []))
-            spec = SandboxSpec(
-                workspace=stage(task.path, files, staging / "files"), aliases=((WORKSPACE, APP_DIR),)
-            )
+            fixtures = list((config.spec.environment.model_extra or {}).get("fixtures") or [])
+            workspace = stage(task.path, workspace_files(extra, fixtures), staging / "files")
+            env = {"PATH": shim_path(SANDBOX_PATH)}
+            spec = SandboxSpec(workspace=workspace, aliases=((WORKSPACE, APP_DIR),), env=env)
             sandbox = stack.enter_context(make_sandbox(backend, spec))
+            add_python_shim(sandbox)
         yield ClawEvalLiveEnvironment(task, services, seed=seed, judge=judge, sandbox=sandbox)

@@ -17,6 +17,10 @@ from res_repro.env.tools import ToolCall, ToolResponse, ToolSpec, error, ok
 from res_repro.sandbox.base import APP_DIR, Sandbox, SandboxError
 
 WORKSPACE = "/workspace"
+# The benchmark's images have ``python``; a host may have only ``python3``. A folder first on the
+# sandbox's PATH holds a ``python`` that runs ``python3``.
+SHIM_DIR = "/tmp/.res-repro-bin"
+PYTHON_SHIM = '#!/bin/sh\nexec python3 "$@"\n'
 SNAPSHOT_TIMEOUT_S = 10.0  # as the benchmark's own runner allows each snapshot command
 READ_CAP_BYTES = 256 * 1024
 
@@ -63,6 +67,17 @@ def workspace_files(spec_extra: dict[str, Any], fixtures: list[str]) -> list[str
 def needs_workspace(spec_extra: dict[str, Any]) -> bool:
     """True when the task works in the shell sandbox: it ships sandbox files or snapshot commands."""
     return bool(_listed(spec_extra, "sandbox_files") or _listed(spec_extra, "env_snapshot_commands"))
+
+
+def add_python_shim(sandbox: Sandbox) -> None:
+    """Put ``python`` (running ``python3``) in :data:`SHIM_DIR` unless the sandbox already has one."""
+    if sandbox.exec("command -v python >/dev/null", timeout=10).exit_code != 0:
+        sandbox.write_file(f"{SHIM_DIR}/python", PYTHON_SHIM, mode=0o755)
+
+
+def shim_path(path: str) -> str:
+    """``path`` (a PATH value) with :data:`SHIM_DIR` first."""
+    return f"{SHIM_DIR}:{path}"
 
 
 def stage(task_dir: Path, files: list[str], dest: Path) -> Path:
