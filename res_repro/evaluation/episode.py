@@ -58,17 +58,10 @@ class EpisodeRecord:
         return asdict(self)
 
     @classmethod
-    def refused(
-        cls,
-        task: Task,
-        agent: Agent,
-        environment: str,
-        episode_id: str,
-        backend: str | SandboxBackend,
-        reason: str,
+    def unfinished(
+        cls, task: Task, agent: Agent, environment: str, episode_id: str, backend: str | SandboxBackend
     ) -> EpisodeRecord:
-        """The record of an episode not run because its task cannot run on ``backend`` (an
-        infrastructure failure: it says nothing about the agent)."""
+        """The record of an episode before it has run: a sandbox error until an outcome replaces it."""
         return cls(
             episode_id=episode_id,
             task_id=task.task_id,
@@ -80,7 +73,6 @@ class EpisodeRecord:
             sandbox=backend_name(backend),
             stop_reason=StopReason.SANDBOX_ERROR.value,
             grade=None,
-            error=reason,
         )
 
     @classmethod
@@ -105,18 +97,7 @@ def run_episode(
     ``sandbox_error``, a service that dies during the episode one with ``service_error``, rather than
     an exception; the runner retries both. ``backend`` is a backend name or a :class:`SandboxBackend`.
     """
-    record = EpisodeRecord(
-        episode_id=episode_id,
-        task_id=task.task_id,
-        benchmark=task.benchmark,
-        task_hash=task.content_hash,
-        agent=agent.name,
-        scripted=agent.scripted,
-        environment=environment,
-        sandbox=backend_name(backend),
-        stop_reason=StopReason.SANDBOX_ERROR.value,
-        grade=None,
-    )
+    record = EpisodeRecord.unfinished(task, agent, environment, episode_id, backend)
     started = time.perf_counter()
     try:
         with open_environment(task, backend=backend, seed=seed) as env:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -77,10 +78,10 @@ def evaluate(
             continue
         reason = refusals.get(request.task.task_id)
         if reason is not None:  # not stored: the same task runs on a backend that can give it
-            agent = agents[request.agent]
-            records[index] = EpisodeRecord.refused(
-                request.task, agent, request.environment, episode_id, backend, reason
+            refused = EpisodeRecord.unfinished(
+                request.task, agents[request.agent], request.environment, episode_id, backend
             )
+            records[index] = replace(refused, error=reason)
             continue
         keys = limits.keys(request.agent, backend_name(backend))
         jobs.append(EpisodeJob(index, request, episode_id, backend, seed, max_infra_retries, keys))
