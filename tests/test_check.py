@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from task_factory import make_task
 
@@ -110,3 +112,25 @@ def test_validate_reads_without_running(tmp_path):
     assert lines[0].split()[:2] == ["ok", "a"]
     assert "task.toml: field 'agent.timeout_sec'" in lines[1]
     assert lines[-1] == "2 tasks: 1 well-formed, 1 unreadable"
+
+
+def test_check_reads_a_claw_eval_live_checkout_from_the_option_or_the_variable(tmp_path):
+    fixture = Path(__file__).parent / "fixtures" / "claw_eval_live" / "checkout"
+    checkout = shutil.copytree(fixture, tmp_path / "Claw-Eval-Live")
+    command = [
+        sys.executable,
+        "-m",
+        "res_repro",
+        "check",
+        "claw_eval_live",
+        "--cache-dir",
+        str(tmp_path / "c"),
+    ]
+    by_option = subprocess.run([*command, "--checkout", str(checkout)], capture_output=True, text=True)
+    assert by_option.returncode == 0, by_option.stdout + by_option.stderr
+    assert by_option.stdout.strip().splitlines()[-1] == "2 tasks: 2 valid"
+    env = {**os.environ, "CLAW_EVAL_LIVE_DIR": str(checkout)}
+    by_variable = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert by_variable.stdout == by_option.stdout
+    nowhere = subprocess.run(command, capture_output=True, text=True, env={**env, "CLAW_EVAL_LIVE_DIR": ""})
+    assert nowhere.returncode == 2 and "--checkout DIR" in nowhere.stderr
