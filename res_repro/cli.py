@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from pathlib import Path
@@ -27,9 +28,11 @@ def _target_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _targets(args: argparse.Namespace) -> list[Any]:
     """The tasks (or load errors) that TARGET names."""
+    from res_repro.benchmarks.claw_eval_live import CHECKOUT_VARIABLE
     from res_repro.benchmarks.registry import resolve_target
 
-    params = {"checkout": args.checkout} if args.checkout else {}
+    checkout = args.checkout or os.environ.get(CHECKOUT_VARIABLE)
+    params = {"checkout": checkout} if checkout else {}
     return resolve_target(args.target, params)
 
 
@@ -123,6 +126,9 @@ def _export_harbor(argv: list[str]) -> int:
     report = export_harbor(args.source, args.out, org=args.org, every_node=args.all_nodes)
     for name, why in report.skipped.items():
         print(f"skipped {name}: {why}")
+    if not report.written:
+        print(f"no Harbor task to write from {args.source}")
+        return 1
     print(f"{len(report.written)} Harbor tasks written to {args.out} (harbor run --path {args.out})")
     return 0
 
@@ -141,10 +147,27 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
     sys.exit(128 + signum)
 
 
+def _usage() -> str:
+    """The subcommands, each with its first docstring line, and how runs are configured."""
+    lines = ["usage: res-repro SUBCOMMAND ... | res-repro [-m] KEY=VALUE ...", "", "subcommands:"]
+    lines += [
+        f"  {name:<14} {(command.__doc__ or '').splitlines()[0]}" for name, command in SUBCOMMANDS.items()
+    ]
+    lines += [
+        "",
+        "runs: Hydra overrides, e.g. res-repro experiment=table1 benchmark=terminal_bundled",
+        "      (res-repro --hydra-help, --cfg job; make help lists the paper's targets)",
+    ]
+    return "\n".join(lines)
+
+
 def main() -> None:
     """Dispatch to a subcommand, or to the Hydra app for everything else; bad input ends with one line."""
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `res-repro check ... | head` ends quietly
+    if len(sys.argv) > 1 and sys.argv[1] in {"-h", "--help", "help"}:
+        print(_usage())
+        sys.exit(0)
     if len(sys.argv) > 1 and sys.argv[1] in SUBCOMMANDS:
         try:
             sys.exit(SUBCOMMANDS[sys.argv[1]](sys.argv[2:]))

@@ -91,6 +91,7 @@ def test_exported_tasks_are_harbor_packages_this_harness_still_runs(exported: di
         assert "timeout_sec" not in toml.get("solution", {})
         assert toml["environment"]["network_mode"] == "no-network"
         assert toml["metadata"]["res_repro"]["solution_timeout_sec"] == 120.0  # kept, where Harbor allows it
+        assert task.config.solution_timeout_sec == 120.0  # and read back
 
 
 def test_export_refuses_a_folder_that_is_not_empty(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from res_repro.agents.reference import OracleAgent
 from res_repro.env.errors import TaskFormatError
-from res_repro.env.formats import load_task_dir
+from res_repro.env.formats import format_of, load_task_dir
 from res_repro.env.formats.harbor import load_task, save_task
 from res_repro.env.formats.harbor.environment import sandbox_spec_for
 from res_repro.env.formats.harbor.schema import NetworkMode, VerifierMode
@@ -87,8 +87,11 @@ def test_an_allowlist_network_is_refused_naming_the_field(tmp_path: Path) -> Non
         .replace('network_mode = "no-network"\nworkdir', 'network_mode = "allowlist"\nworkdir')
     )
     (path / "task.toml").write_text(toml)
+    task = load_task(path)
     with pytest.raises(TaskFormatError, match=re.escape("field 'environment.network_mode': 'allowlist'")):
-        sandbox_spec_for(load_task(path))
+        sandbox_spec_for(task)
+    for backend in ("local", "docker"):  # refused before any episode, on every backend
+        assert "environment.network_mode: 'allowlist'" in format_of(task).refusal(task, backend)
 
 
 def test_a_separate_verifier_sees_the_agents_app_but_nothing_else_it_left(tmp_path: Path) -> None:

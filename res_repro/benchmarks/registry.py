@@ -123,7 +123,7 @@ def resolve_target(
     """The tasks of a path (a task directory or a folder of them: each loaded, or the error that stopped
     it) or of a registered benchmark name (``params`` is its config, e.g. ``checkout``)."""
     if Path(target).exists():
-        return list(scan_path(target))
+        return list(scan_path(target, context=params))
     if target in BENCHMARKS:
         return list(load_benchmark(target, params, generated_dir=generated_dir))
     raise UserInputError(

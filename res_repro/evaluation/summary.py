@@ -53,7 +53,8 @@ def _mcnemar(rule: SuccessRule):
 
 
 def _bootstrap(value: Callable[[EpisodeRecord], float]):
-    """Paired bootstrap p of the mean of ``value`` on paired records."""
+    """Paired bootstrap p of the mean of ``value`` on paired records (None under two pairs, where
+    resampling one pair tells nothing)."""
     return lambda a, b, s: (
         paired_bootstrap(
             [value(r) for r in a],
@@ -62,6 +63,8 @@ def _bootstrap(value: Callable[[EpisodeRecord], float]):
             confidence=s.confidence,
             seed=s.seed,
         ).p_value
+        if min(len(a), len(b)) >= 2
+        else None
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from omegaconf import DictConfig
 
 from res_repro.agents import Agent
-from res_repro.evaluation.metrics import MetricSettings, mean_with_ci, rate_with_ci
+from res_repro.evaluation.metrics import MetricSettings, RateEstimate, mean_with_ci, rate_with_ci
 from res_repro.evaluation.statistics import mcnemar_exact, paired_bootstrap
 
 NOT_RUN = "n/a (scripted)"
@@ -40,6 +40,14 @@ def rate_cells(flags: Sequence[bool], confidence: float, scale: float = 100.0) -
     """A rate and its Wilson interval, on a 0-``scale`` scale."""
     estimate = rate_with_ci(list(flags), confidence)
     return [f"{scale * estimate.value:.2f}", f"[{scale * estimate.low:.2f}, {scale * estimate.high:.2f}]"]
+
+
+def interval_text(estimate: RateEstimate) -> str:
+    """An estimate's interval in percent, within [0, 100] (every rate and native score lies there);
+    blank when undefined (a single value)."""
+    if math.isnan(estimate.low) or math.isnan(estimate.high):
+        return ""
+    return f"[{pct(max(0.0, estimate.low))}, {pct(min(1.0, estimate.high))}]"
 
 
 def mean_cells(

@@ -37,6 +37,9 @@ from res_repro.storage import write_jsonl
 log = logging.getLogger(__name__)
 
 
+UNSET = "???"  # how OmegaConf shows a value left for the user to give
+
+
 def plain(node: Any) -> Any:
     """A resolved config node as plain Python containers (None and scalars pass through)."""
     return OmegaConf.to_container(node, resolve=True) if OmegaConf.is_config(node) else node
@@ -64,10 +67,10 @@ def configured_agents(
 
 
 def configured_tasks(cfg: DictConfig) -> list[Task]:
-    """The configured benchmark's tasks."""
-    return load_benchmark(
-        cfg.benchmark.name, plain(cfg.benchmark), generated_dir=cache_dir(cfg) / "generated"
-    )
+    """The configured benchmark's tasks; a value left unset (``???``, a checkout or a path the user
+    gives) is left out, so the benchmark's loader says which setting it needs."""
+    params = {key: value for key, value in plain(cfg.benchmark).items() if value != UNSET}
+    return load_benchmark(cfg.benchmark.name, params, generated_dir=cache_dir(cfg) / "generated")
 
 
 def run_requests(

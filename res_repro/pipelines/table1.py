@@ -17,7 +17,7 @@ from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import MetricSettings
 from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.evaluation.summary import metrics_for
-from res_repro.pipelines.cells import format_p, metric_settings, pct
+from res_repro.pipelines.cells import format_p, interval_text, metric_settings, pct
 from res_repro.pipelines.lineages import (
     build_lineages,
     configured_agents,
@@ -74,7 +74,7 @@ def build_table1(
                 reported = paper.get((name, "original" if condition == ORIGINAL else "res"), {})
                 cells += [
                     pct(estimate.value),
-                    f"[{pct(estimate.low)}, {pct(estimate.high)}]",
+                    interval_text(estimate),
                     format_p(p, settings.n_bootstrap),
                     reported.get(f"{prefix}_{metric.paper_suffix}", "") if prefix else "",
                 ]

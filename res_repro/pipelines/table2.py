@@ -23,7 +23,7 @@ from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import MetricSettings, success_description
 from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.evaluation.summary import metrics_for
-from res_repro.pipelines.cells import metric_settings, pct
+from res_repro.pipelines.cells import interval_text, metric_settings, pct
 from res_repro.pipelines.lineages import (
     build_lineages,
     configured_agents,
@@ -207,7 +207,7 @@ def build_table2(
             records = evaluation.get(condition)
             if records:
                 estimate = metric.estimate(records, settings)
-                cells += [pct(estimate.value), f"[{pct(estimate.low)}, {pct(estimate.high)}]"]
+                cells += [pct(estimate.value), interval_text(estimate)]
                 logged[f"{condition}.{metric.paper_suffix}"] = estimate.value
             else:
                 cells += ["not run", ""]

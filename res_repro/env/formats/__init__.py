@@ -81,12 +81,15 @@ def task_dirs(path: Path | str) -> list[Path]:
     return children
 
 
-def scan_path(path: Path | str, benchmark: str = "local") -> list[Task | TaskFormatError]:
-    """Every task under ``path`` (see :func:`task_dirs`), each loaded or the error that stopped it."""
+def scan_path(
+    path: Path | str, benchmark: str = "local", context: Mapping[str, Any] | None = None
+) -> list[Task | TaskFormatError]:
+    """Every task under ``path`` (see :func:`task_dirs`), each loaded (with the load ``context``, such as
+    a Claw-Eval-Live checkout, for tasks outside one) or the error that stopped it."""
     found: list[Task | TaskFormatError] = []
     for directory in task_dirs(path):
         try:
-            found.append(load_task_dir(directory, benchmark))
+            found.append(load_task_dir(directory, benchmark, context=context))
         except TaskFormatError as exc:
             found.append(exc)
     return found

@@ -14,7 +14,12 @@ from typing import Any
 
 from res_repro.env.formats.base import DirectoryFormat
 from res_repro.env.formats.harbor.draft import BASE_SOLVE, PRELUDE_DIR, SOLVE, HarborDraft
-from res_repro.env.formats.harbor.environment import TerminalEnvironment, local_refusal, sandbox_spec_for
+from res_repro.env.formats.harbor.environment import (
+    TerminalEnvironment,
+    local_refusal,
+    network_refusal,
+    sandbox_spec_for,
+)
 from res_repro.env.formats.harbor.task_file import (
     TEST_SCRIPT,
     is_task_dir,
@@ -56,8 +61,9 @@ class HarborFormat(DirectoryFormat):
         return HarborDraft(path)
 
     def refusal(self, task: Task, backend: str) -> str | None:
-        """See :func:`local_refusal`: only the local backend runs a task without its Docker environment."""
-        return local_refusal(task) if backend == LOCAL_BACKEND else None
+        """An allowlist network (no backend enforces one), or (:func:`local_refusal`) a task the local
+        backend cannot give its Docker environment."""
+        return network_refusal(task) or (local_refusal(task) if backend == LOCAL_BACKEND else None)
 
     def has_reference(self, task: Task) -> bool:
         """True when the reference program is there."""

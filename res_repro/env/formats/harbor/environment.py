@@ -75,12 +75,7 @@ def sandbox_spec_for(task: Task, env: EnvironmentSection | None = None) -> Sandb
     """
     env = env or task.config.environment
     if env.network is NetworkMode.ALLOWLIST:
-        raise TaskFormatError(
-            task.path / CONFIG_FILE,
-            "environment.network_mode",
-            "'allowlist' cannot be enforced by the local or docker sandbox; "
-            "expected 'public' or 'no-network'",
-        )
+        raise TaskFormatError(task.path / CONFIG_FILE, "environment.network_mode", ALLOWLIST_REFUSAL)
     environment_dir = task.path / ENVIRONMENT_DIR
     return SandboxSpec(
         workspace=workspace_dir(task),
@@ -95,6 +90,18 @@ def sandbox_spec_for(task: Task, env: EnvironmentSection | None = None) -> Sandb
 # Dockerfile instructions that change the image's contents, which the local sandbox cannot reproduce.
 BUILD_STEPS = re.compile(r"^\s*(RUN|COPY|ADD)\s", re.IGNORECASE | re.MULTILINE)
 USE_DOCKER = "use --sandbox docker (sandbox=docker in a run)"
+
+
+ALLOWLIST_REFUSAL = (
+    "'allowlist' cannot be enforced by the local or docker sandbox; expected 'public' or 'no-network'"
+)
+
+
+def network_refusal(task: Task) -> str | None:
+    """Why no backend can give ``task`` its network policy (an allowlist), or None."""
+    if task.config.environment.network is NetworkMode.ALLOWLIST:
+        return f"environment.network_mode: {ALLOWLIST_REFUSAL}"
+    return None
 
 
 def local_refusal(task: Task) -> str | None:

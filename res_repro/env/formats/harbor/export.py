@@ -11,12 +11,11 @@ from typing import Any
 import tomli_w
 
 from res_repro.env.errors import TaskFormatError
-from res_repro.env.formats.harbor.schema import WRITTEN_SCHEMA_VERSION
+from res_repro.env.formats.harbor.schema import METADATA_KEY, WRITTEN_SCHEMA_VERSION
 from res_repro.env.formats.harbor.task_file import CONFIG_FILE
 from res_repro.env.task import Task
 
 PACKAGE_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]*/[a-zA-Z0-9][a-zA-Z0-9._-]*$")
-METADATA_KEY = "res_repro"  # [metadata.res_repro]: what the harness records about an exported task
 
 
 def package_part(text: str) -> str:
@@ -38,6 +37,8 @@ def harbor_config(task: Task, name: str, metadata: dict[str, Any]) -> dict[str, 
     recorded = dict(metadata)
     if "timeout_sec" in solution:
         recorded["solution_timeout_sec"] = solution.pop("timeout_sec")
+    if not solution:
+        data.pop("solution")
     environment = data.setdefault("environment", {})
     environment.pop("allow_internet", None)  # deprecated since schema 1.2: the effective mode replaces it
     environment["network_mode"] = task.config.environment.network.value

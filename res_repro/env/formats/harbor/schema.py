@@ -19,6 +19,7 @@ log = logging.getLogger(__name__)
 
 KNOWN_SCHEMA_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4")
 WRITTEN_SCHEMA_VERSION = "1.4"
+METADATA_KEY = "res_repro"  # [metadata.res_repro]: what this harness records about a task it exported
 
 
 class NetworkMode(StrEnum):
@@ -173,8 +174,11 @@ class TaskConfig(_Section):
 
     @property
     def solution_timeout_sec(self) -> float:
-        """How long solution/solve.sh may run."""
-        return self.solution.timeout_sec or self.agent.timeout_sec or AgentSection().timeout_sec or 600.0
+        """How long solution/solve.sh may run: ``[solution] timeout_sec``, else what an export recorded
+        (``[metadata.res_repro] solution_timeout_sec``), else the agent's timeout, as Harbor does."""
+        exported = (self.metadata.model_extra or {}).get(METADATA_KEY, {})
+        recorded = exported.get("solution_timeout_sec") if isinstance(exported, dict) else None
+        return float(self.solution.timeout_sec or recorded or self.agent.timeout_sec or 600.0)
 
     def artifact_paths(self) -> list[str]:
         """The sandbox paths collected into the episode record after grading."""
