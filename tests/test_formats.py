@@ -14,11 +14,11 @@ from tool_factory import make_tool_task
 
 import res_repro
 from res_repro.env.errors import TaskFormatError
-from res_repro.env.formats import FORMATS, detect_format, format_of, load_path, load_task_dir
+from res_repro.env.formats import FORMATS, detect_format, format_of, load_copy, load_path, load_task_dir
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler, load_copy, root_node
+from res_repro.res.scaling import Scaler, root_node
 
 CHECKOUT = Path(__file__).parent / "fixtures" / "claw_eval_live" / "checkout"
 PACKAGE = Path(res_repro.__file__).parent

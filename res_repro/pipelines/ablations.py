@@ -24,6 +24,7 @@ from pathlib import Path
 from omegaconf import DictConfig, OmegaConf
 
 from res_repro.agents import Agent
+from res_repro.env.formats import load_copy
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.runner import EpisodeRequest
@@ -36,7 +37,7 @@ from res_repro.pipelines.lineages import (
     run_requests,
 )
 from res_repro.pipelines.reporting import write_episodes
-from res_repro.res.scaling import LineageResult, load_copy, without_dependencies
+from res_repro.res.scaling import LineageResult, without_dependencies
 
 LABELS = {
     "original": "Original",

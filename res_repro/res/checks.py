@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.agents.reference import NopAgent, OracleAgent
-from res_repro.env.formats import format_of, load_task_dir, task_objective
+from res_repro.env.formats import format_of, load_copy, task_objective
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.res.graph import DependencyGraph
@@ -91,10 +91,7 @@ def check_validity(parent: Task, child: Task, *, backend: Backend, seed: int = 0
     results.append(CheckResult("nop_fails", not nop.passed and not nop.infrastructure_failure, _verdict(nop)))
     cross_dir = _with_parent_reference(parent, child)
     try:
-        cross_task = load_task_dir(
-            cross_dir, child.benchmark, kind=child.kind, context=format_of(child).context(child)
-        )
-        cross = _episode(cross_task, OracleAgent(), backend, seed)
+        cross = _episode(load_copy(child, cross_dir), OracleAgent(), backend, seed)
     finally:
         shutil.rmtree(cross_dir.parent, ignore_errors=True)
     results.append(

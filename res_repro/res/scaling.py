@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.agents.base import Agent
-from res_repro.env.formats import format_of, load_task_dir
+from res_repro.env.formats import format_of, load_copy
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import run_episode
 from res_repro.res.checks import run_checks
@@ -60,18 +60,6 @@ class LineageResult:
         return self.nodes[-1]
 
 
-def load_copy(task: Task, env_dir: Path, benchmark: str | None = None) -> Task:
-    """A copy of ``task``'s directory at ``env_dir`` (possibly changed), loaded with the same format."""
-    task_format = format_of(task)
-    return load_task_dir(
-        env_dir, benchmark or task.benchmark, kind=task_format.name, context=task_format.context(task)
-    )
-
-
-def _context(task: Task) -> dict[str, Any]:
-    return format_of(task).context(task)
-
-
 def root_node(task: Task, store: LineageStore) -> Node:
     """E0 as the lineage's first node (a copy of the seed task, so the lineage is self-contained)."""
     nid = node_id(None, task.content_hash, [])
@@ -82,7 +70,16 @@ def root_node(task: Task, store: LineageStore) -> Node:
     try:
         format_of(task).copy(task, work / ENV_DIR)
         manifest = Manifest(
-            nid, task.task_id, task.kind, None, 0, [], [], DependencyGraph(), "", context=_context(task)
+            nid,
+            task.task_id,
+            task.kind,
+            None,
+            0,
+            [],
+            [],
+            DependencyGraph(),
+            "",
+            context=format_of(task).context(task),
         )
         return store.save(work / ENV_DIR, manifest)
     finally:

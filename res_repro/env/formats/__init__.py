@@ -68,6 +68,13 @@ def load_task_dir(
     return task_format.load(root, benchmark, dict(context or {}))
 
 
+def load_copy(task: Task, path: Path | str) -> Task:
+    """A copy of ``task``'s directory at ``path`` (possibly changed since), loaded with the same format
+    and load context (a lineage node, a candidate child, the parent's reference on a child)."""
+    task_format = format_of(task)
+    return load_task_dir(path, task.benchmark, kind=task_format.name, context=task_format.context(task))
+
+
 def task_dirs(path: Path | str) -> list[Path]:
     """``path`` itself when it is a task directory, else the task directories directly inside it, by name."""
     root = Path(path).resolve()
@@ -123,6 +130,7 @@ __all__ = [
     "detect_format",
     "format_of",
     "get_format",
+    "load_copy",
     "load_path",
     "load_task_dir",
     "open_environment",
