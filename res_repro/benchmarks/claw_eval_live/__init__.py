@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from res_repro.env.formats.claw_eval_live.task_file import DEFAULT_THRESHOLD, load_claw_eval_live
+from res_repro.env.formats.claw_eval_live.task_file import load_claw_eval_live
 from res_repro.env.task import Task
 from res_repro.errors import UserInputError
 
@@ -26,9 +26,6 @@ def load_claw_eval_live_benchmark(params: Mapping[str, Any], generated_dir: Path
             f"claw_eval_live needs a local checkout of the benchmark{found}: pass --checkout DIR to "
             f"check or validate, benchmark.checkout=DIR to a run, or set {CHECKOUT_VARIABLE}=DIR"
         )
-    threshold = params.get("threshold")
     return load_claw_eval_live(
-        Path(str(checkout)),
-        task_filter=params.get("task_filter"),
-        threshold=DEFAULT_THRESHOLD if threshold is None else float(threshold),
+        Path(str(checkout)), task_filter=params.get("task_filter"), threshold=params.get("threshold")
     )

@@ -74,13 +74,7 @@ class ClawEvalLiveFormat(DirectoryFormat):
                 "a Claw-Eval-Live task outside a checkout needs the checkout it belongs to "
                 "(its graders and services come from there)",
             )
-        threshold = context.get("threshold")
-        return load_claw_task(
-            path,
-            Path(checkout),
-            threshold=DEFAULT_THRESHOLD if threshold is None else float(threshold),
-            benchmark=benchmark,
-        )
+        return load_claw_task(path, Path(checkout), threshold=context.get("threshold"), benchmark=benchmark)
 
     def context(self, task: Task) -> dict[str, Any]:
         """The checkout and the pass threshold."""

@@ -10,7 +10,6 @@ the harness can see: record-level changes do not apply) and whose additions are 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, ClassVar
@@ -20,9 +19,16 @@ from res_repro.env.formats.claw_eval_live.task_file import (
     SCALED_FIXTURES_DIR,
     TASK_FILE,
     ClawTaskFile,
+    read_scaled_fixtures,
 )
 from res_repro.env.formats.files import read_yaml_mapping
-from res_repro.env.formats.tool_api.task_file import ADAPTERS_FILE, ToolDef, ToolTaskConfig, read_adapters
+from res_repro.env.formats.tool_api.task_file import (
+    ToolDef,
+    ToolTaskConfig,
+    read_adapters,
+    write_adapters,
+    write_fixtures,
+)
 from res_repro.yamlio import dump_yaml
 
 # What a tool does, read from the words of its name (the first match wins).
@@ -62,8 +68,7 @@ class ClawEvalLiveDraft:
             metadata=dict(added.metadata),
         )
         self.fixtures: dict[str, dict[str, list[dict[str, Any]]]] = {
-            name: json.loads((root / SCALED_FIXTURES_DIR / f"{name}.json").read_text(encoding="utf-8"))
-            for name in added.services
+            name: read_scaled_fixtures(root, name) for name in added.services
         }
         self.adapters = read_adapters(root)
 
@@ -120,9 +125,5 @@ class ClawEvalLiveDraft:
         data["tools"] = [tool.model_dump(mode="json", exclude_unset=True) for tool in self.spec.tools]
         (self.root / TASK_FILE).write_text(dump_yaml(data), encoding="utf-8")
         if self.fixtures:
-            (self.root / SCALED_FIXTURES_DIR).mkdir(exist_ok=True)
-        for name, collections in self.fixtures.items():
-            text = json.dumps(collections, indent=1, ensure_ascii=False)
-            (self.root / SCALED_FIXTURES_DIR / f"{name}.json").write_text(text + "\n", encoding="utf-8")
-        (self.root / ADAPTERS_FILE).parent.mkdir(exist_ok=True)
-        (self.root / ADAPTERS_FILE).write_text(json.dumps(self.adapters, indent=1) + "\n", encoding="utf-8")
+            write_fixtures(self.root / SCALED_FIXTURES_DIR, self.fixtures)
+        write_adapters(self.root, self.adapters)

@@ -7,7 +7,6 @@ also kept as the benchmark's grader expects to read it (a dispatch with request 
 
 from __future__ import annotations
 
-import json
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -16,7 +15,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from res_repro.env.errors import TaskFormatError
 from res_repro.env.formats.claw_eval_live.grading import (
     GRADER_TIMEOUT,
     Judge,
@@ -27,9 +25,9 @@ from res_repro.env.formats.claw_eval_live.grading import (
 from res_repro.env.formats.claw_eval_live.services import ServiceManager
 from res_repro.env.formats.claw_eval_live.task_file import (
     GRADER_FILE,
-    SCALED_FIXTURES_DIR,
     TASK_FILE,
     ClawEvalLiveConfig,
+    read_scaled_fixtures,
 )
 from res_repro.env.formats.claw_eval_live.transport import send
 from res_repro.env.formats.claw_eval_live.workspace import (
@@ -43,12 +41,11 @@ from res_repro.env.formats.claw_eval_live.workspace import (
     workspace_call,
     workspace_files,
 )
-from res_repro.env.formats.tool_api.environment import run_reference_program
-from res_repro.env.formats.tool_api.task_file import ToolDef as FixtureToolDef
+from res_repro.env.formats.tool_api.environment import fixture_route, run_reference_program
 from res_repro.env.grade import Grade
 from res_repro.env.middleware import make_middleware
 from res_repro.env.outcome import AgentOutcome, StopReason
-from res_repro.env.services import OPERATIONS, FixtureService
+from res_repro.env.services import FixtureService
 from res_repro.env.task import Task
 from res_repro.env.tools import AuditEntry, Dispatcher, ToolCall, ToolResponse, ToolSpec, error
 from res_repro.sandbox import Backend, make_sandbox
@@ -78,21 +75,6 @@ def http_route(method: str, url: str) -> Callable[[ToolCall], ToolResponse]:
     return route
 
 
-def scaled_fixtures(task_dir: Path, service: str) -> dict[str, Any]:
-    """The fixtures of a service that environment scaling added (``res_fixtures/<service>.json``)."""
-    path = task_dir / SCALED_FIXTURES_DIR / f"{service}.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise TaskFormatError(path, None, f"cannot be read as the fixtures of {service!r}: {exc}") from None
-
-
-def fixture_route(service: FixtureService, tool: FixtureToolDef) -> Callable[[ToolCall], ToolResponse]:
-    """A dispatcher route answering ``tool`` from a harness-served fixture service."""
-    operation = OPERATIONS[tool.operation]
-    return lambda call: operation(service, tool, call)
-
-
 class ClawEvalLiveEnvironment:
     """One episode of a Claw-Eval-Live task over services that are already running."""
 
@@ -116,7 +98,7 @@ class ClawEvalLiveEnvironment:
         routes = {e.tool_name: http_route(e.method, services.url(e.url)) for e in config.spec.tool_endpoints}
         added = config.spec.res_repro
         self.scaled_services = {
-            name: FixtureService(name, scaled_fixtures(task.path, name)) for name in added.services
+            name: FixtureService(name, read_scaled_fixtures(task.path, name)) for name in added.services
         }
         for tool in added.tools:
             routes[tool.name] = fixture_route(self.scaled_services[tool.service], tool)

@@ -17,6 +17,7 @@ each episode moves every service to a free port and rewrites those URLs.
 
 from __future__ import annotations
 
+import json
 import mimetypes
 import re
 from dataclasses import dataclass
@@ -256,6 +257,14 @@ def render_prompt(task_dir: Path, spec: ClawTaskFile) -> str:
     return "\n\n".join(parts)
 
 
+def pass_threshold(threshold: float | None) -> float:
+    """``threshold`` (a setting's value; None for the benchmark's own rule), checked to lie in [0, 1]."""
+    value = DEFAULT_THRESHOLD if threshold is None else float(threshold)
+    if not 0.0 <= value <= 1.0:
+        raise UserInputError(f"threshold must be within [0, 1], got {value}")
+    return value
+
+
 def reference_program(task_dir: Path, task_id: str) -> Path | None:
     """The task's own ``solution/solve.py``, else the one this harness ships for ``task_id``, else None.
 
@@ -269,7 +278,7 @@ def reference_program(task_dir: Path, task_id: str) -> Path | None:
 
 
 def load_claw_task(
-    task_dir: Path, checkout: Path, *, threshold: float = DEFAULT_THRESHOLD, benchmark: str = KIND
+    task_dir: Path, checkout: Path, *, threshold: float | None = None, benchmark: str = KIND
 ) -> Task:
     """Load and validate one task directory of a checkout."""
     root = task_dir.resolve()
@@ -289,7 +298,7 @@ def load_claw_task(
         benchmark=benchmark,
         instruction=render_prompt(root, spec),
         path=root,
-        config=ClawEvalLiveConfig(spec, checkout.resolve(), threshold, reference),
+        config=ClawEvalLiveConfig(spec, checkout.resolve(), pass_threshold(threshold), reference),
         kind=KIND,
         outside_files=outside,
     )
@@ -313,16 +322,15 @@ def load_claw_eval_live(
     checkout: Path,
     *,
     task_filter: str | None = None,
-    threshold: float = DEFAULT_THRESHOLD,
+    threshold: float | None = None,
     benchmark: str = KIND,
 ) -> list[Task]:
     """Load every task of a checkout, sorted by directory name.
 
     ``task_filter`` keeps the task directories whose name contains it; ``threshold`` is the score a
-    passing attempt needs (the grader's ``completion``, in [0, 1]).
+    passing attempt needs (the grader's ``completion``, in [0, 1]; None: the benchmark's own rule).
     """
-    if not 0.0 <= threshold <= 1.0:
-        raise UserInputError(f"threshold must be within [0, 1], got {threshold}")
+    threshold = pass_threshold(threshold)
     root = Path(checkout).expanduser().resolve()
     if not (root / PACKAGE_DIR).is_dir():
         raise TaskFormatError(
@@ -342,3 +350,12 @@ def load_claw_eval_live(
             )
         owners[task.task_id] = task.path
     return tasks
+
+
+def read_scaled_fixtures(task_dir: Path, service: str) -> dict[str, Any]:
+    """The fixtures of a service that environment scaling added (``res_fixtures/<service>.json``)."""
+    path = task_dir / SCALED_FIXTURES_DIR / f"{service}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise TaskFormatError(path, None, f"cannot be read as the fixtures of {service!r}: {exc}") from None

@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from res_repro.env.formats.tool_api.task_file import (
-    ADAPTERS_FILE,
     FIXTURES_DIR,
     TASK_FILE,
     ToolTaskConfig,
     read_adapters,
+    write_adapters,
+    write_fixtures,
 )
 from res_repro.yamlio import dump_yaml, load_yaml
 
@@ -53,7 +54,5 @@ class ToolDraft:
         """Write the config, fixtures and adapters back to the directory."""
         data = self.config.model_dump(mode="json")
         (self.root / TASK_FILE).write_text(dump_yaml(data), encoding="utf-8")
-        for name, collections in self.fixtures.items():
-            text = json.dumps(collections, indent=1, ensure_ascii=False)
-            (self.root / FIXTURES_DIR / f"{name}.json").write_text(text + "\n", encoding="utf-8")
-        (self.root / ADAPTERS_FILE).write_text(json.dumps(self.adapters, indent=1) + "\n", encoding="utf-8")
+        write_fixtures(self.root / FIXTURES_DIR, self.fixtures)
+        write_adapters(self.root, self.adapters)

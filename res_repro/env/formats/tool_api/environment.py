@@ -74,6 +74,12 @@ def run_reference_program(
     )
 
 
+def fixture_route(service: FixtureService, tool: ToolDef) -> Callable[[ToolCall], ToolResponse]:
+    """A dispatcher route answering ``tool`` from an in-process fixture service."""
+    operation = OPERATIONS[tool.operation]
+    return lambda call: operation(service, tool, call)
+
+
 class ToolEnvironment:
     """A fresh instance of a tool-API task's environment: services, middleware and dispatcher."""
 
@@ -83,13 +89,9 @@ class ToolEnvironment:
         self.services = {
             name: FixtureService(name, load_fixtures(task.path, name)) for name in config.services
         }
-        routes = {tool.name: self._route(tool) for tool in config.tools}
+        routes = {tool.name: fixture_route(self.services[tool.service], tool) for tool in config.tools}
         layers = [make_middleware(layer.name, layer.params, seed) for layer in config.middleware]
         self.dispatcher = Dispatcher(config.tool_specs(), routes, layers)
-
-    def _route(self, tool: ToolDef) -> Callable[[ToolCall], ToolResponse]:
-        service, operation = self.services[tool.service], OPERATIONS[tool.operation]
-        return lambda call: operation(service, tool, call)
 
     @property
     def tools(self) -> list[ToolSpec]:

@@ -179,6 +179,20 @@ def load_tool_task(task_dir: Path | str, benchmark: str = "tool") -> Task:
     )
 
 
+def write_fixtures(folder: Path, fixtures: Mapping[str, Mapping[str, list[dict[str, Any]]]]) -> None:
+    """Write each service's collections to ``folder/<service>.json`` (the folder is created)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for service, collections in fixtures.items():
+        text = json.dumps(collections, indent=1, ensure_ascii=False)
+        (folder / f"{service}.json").write_text(text + "\n", encoding="utf-8")
+
+
+def write_adapters(task_dir: Path, adapters: list[dict[str, Any]]) -> None:
+    """Write the reference adapters of a scaled task (see :func:`read_adapters`)."""
+    (task_dir / ADAPTERS_FILE).parent.mkdir(exist_ok=True)
+    (task_dir / ADAPTERS_FILE).write_text(json.dumps(adapters, indent=1) + "\n", encoding="utf-8")
+
+
 def write_tool_task(
     dest: Path,
     config: ToolTaskConfig,
@@ -190,10 +204,7 @@ def write_tool_task(
     dest.mkdir(parents=True, exist_ok=True)
     data = config.model_dump(mode="json", exclude_defaults=False)
     (dest / TASK_FILE).write_text(dump_yaml(data), encoding="utf-8")
-    (dest / FIXTURES_DIR).mkdir(exist_ok=True)
-    for service, collections in fixtures.items():
-        text = json.dumps(collections, indent=1, ensure_ascii=False)
-        (dest / FIXTURES_DIR / f"{service}.json").write_text(text + "\n", encoding="utf-8")
+    write_fixtures(dest / FIXTURES_DIR, fixtures)
     (dest / "solution").mkdir(exist_ok=True)
     (dest / SOLUTION_FILE).write_text(solution, encoding="utf-8")
     (dest / GRADER_FILE).write_text(grader, encoding="utf-8")
