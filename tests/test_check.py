@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from task_factory import make_task
 
 
@@ -114,6 +115,7 @@ def test_validate_reads_without_running(tmp_path):
     assert lines[-1] == "2 tasks: 1 well-formed, 1 unreadable"
 
 
+@pytest.mark.slow  # end to end: a CLI run or a scaled lineage
 def test_check_reads_a_claw_eval_live_checkout_from_the_option_or_the_variable(tmp_path):
     fixture = Path(__file__).parent / "fixtures" / "claw_eval_live" / "checkout"
     checkout = shutil.copytree(fixture, tmp_path / "Claw-Eval-Live")

@@ -76,6 +76,7 @@ def test_a_lineage_of_a_claw_eval_live_task_reloads_with_its_format(checkout: Pa
     assert loaded.manifest.context["checkout"] == str(checkout.resolve())
 
 
+@pytest.mark.slow  # end to end: a CLI run or a scaled lineage
 def test_a_claw_eval_live_task_scales_through_the_tool_operators(checkout: Path, tmp_path: Path) -> None:
     task = load_path(checkout / "tasks")[0]
     scaler = Scaler(

@@ -60,15 +60,25 @@ def lineage_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def exported(lineage_store: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The store exported twice (lineage ends, every node) and the bundled suite exported once."""
+def bundled_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled terminal suite exported as a Harbor dataset."""
+    out = tmp_path_factory.mktemp("bundled-export") / "bundled"
+    export_harbor(TERMINAL, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def exported(
+    lineage_store: Path, bundled_export: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Path]:
+    """The store exported twice (lineage ends, every node) beside the bundled suite's export."""
     out = tmp_path_factory.mktemp("exports")
     export_harbor(lineage_store, out / "ends")
     export_harbor(lineage_store, out / "all", every_node=True)
-    export_harbor(TERMINAL, out / "bundled")
-    return {name: out / name for name in ("ends", "all", "bundled")}
+    return {"ends": out / "ends", "all": out / "all", "bundled": bundled_export}
 
 
+@pytest.mark.slow  # end to end: a CLI run or a scaled lineage
 def test_each_lineage_exports_its_last_node_under_a_unique_name(exported: dict[str, Path]) -> None:
     ends = sorted(p.name for p in exported["ends"].iterdir())
     assert [name.rsplit("-d", 1)[0] for name in ends] == list(SEEDS)
@@ -83,8 +93,8 @@ def test_each_lineage_exports_its_last_node_under_a_unique_name(exported: dict[s
     assert len({task.task_id for task in reloaded}) == 6  # seed and children never collide
 
 
-def test_exported_tasks_are_harbor_packages_this_harness_still_runs(exported: dict[str, Path]) -> None:
-    for task in load_path(exported["bundled"]):
+def test_exported_tasks_are_harbor_packages_this_harness_still_runs(bundled_export: Path) -> None:
+    for task in load_path(bundled_export):
         toml = tomllib.loads((task.path / "task.toml").read_text())
         assert toml["schema_version"] == "1.4"
         assert toml["task"]["name"] == f"res-repro/{task.task_id}"
