@@ -136,3 +136,30 @@ def test_check_reads_a_claw_eval_live_checkout_from_the_option_or_the_variable(t
     assert by_variable.stdout == by_option.stdout
     nowhere = subprocess.run(command, capture_output=True, text=True, env={**env, "CLAW_EVAL_LIVE_DIR": ""})
     assert nowhere.returncode == 2 and "--checkout DIR" in nowhere.stderr
+
+
+def test_a_copied_claw_eval_live_task_validates_with_its_checkout_named(tmp_path):
+    fixture = Path(__file__).parent / "fixtures" / "claw_eval_live" / "checkout"
+    copy = shutil.copytree(fixture / "tasks" / "CTB_T01_vpn_ticket_close", tmp_path / "elsewhere" / "t01")
+    command = [sys.executable, "-m", "res_repro", "validate", str(copy)]
+    alone = subprocess.run(command, capture_output=True, text=True)
+    assert alone.returncode == 1 and "outside a checkout" in alone.stdout
+    named = subprocess.run([*command, "--checkout", str(fixture)], capture_output=True, text=True)
+    assert named.returncode == 0 and named.stdout.strip().splitlines()[-1] == "1 tasks: 1 well-formed"
+
+
+def test_help_lists_every_subcommand():
+    shown = subprocess.run([sys.executable, "-m", "res_repro", "--help"], capture_output=True, text=True)
+    assert shown.returncode == 0
+    for name in ("check", "validate", "export-sft", "export-harbor"):
+        assert f"  {name} " in shown.stdout
+
+
+def test_a_run_missing_a_users_path_names_the_setting(tmp_path):
+    run = subprocess.run(
+        [sys.executable, "-m", "res_repro", "benchmark=harbor_dataset", f"paths.root_dir={tmp_path}"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 2
+    assert "benchmark.path" in run.stderr and "???" not in run.stderr and "Traceback" not in run.stderr
