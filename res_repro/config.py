@@ -140,6 +140,9 @@ class ModelConfig:
     max_output_tokens: int | None = MISSING
     timeout_s: float = MISSING
     max_concurrency: int | None = None  # this model's episodes at once (rate limits), whatever `workers` says
+    # US dollars per million tokens, as the provider bills them; None: local or free (no cost reported)
+    input_price_per_mtok: float | None = MISSING
+    output_price_per_mtok: float | None = MISSING
 
 
 @dataclass
@@ -169,6 +172,32 @@ class ProposerConfig:
     kind: str = MISSING
     model: str | None = MISSING
     operators_per_child: int = MISSING
+    context_chars: int = MISSING  # bound on the environment description an LLM proposer is shown
+    max_invalid_replies: int = MISSING  # schema violations sent back to the model within one revision
+
+
+@dataclass
+class AdmissionConfig:
+    """AutoEnvScaling-style admission of candidates that pass the RES checks (``none`` or ``calibration``):
+    a solver's mean reward must lie in ``band`` (rollouts widened near an edge), the instruction must
+    share no ``ngram``-word sequence with the other seed tasks; a refusal spends a revision."""
+
+    kind: str = MISSING
+    band: list[float] = MISSING  # [low, high]
+    ngram: int = MISSING
+    rollouts: int = MISSING
+    widened_rollouts: int = MISSING
+    solver: str | None = MISSING  # agent name or models key; None: the scaling target
+
+
+@dataclass
+class CostEstimateConfig:
+    """What ``dry_run`` assumes per model request: mean tokens of one agent turn and one proposer call."""
+
+    input_tokens_per_turn: int = MISSING  # the whole prompt, history included, averaged over an episode
+    output_tokens_per_turn: int = MISSING
+    proposer_input_tokens: int = MISSING
+    proposer_output_tokens: int = MISSING
 
 
 @dataclass
@@ -184,6 +213,7 @@ class ScalingConfig:
     target_attempts: int = MISSING
     target_max_turns: int = MISSING
     proposer: ProposerConfig = field(default_factory=ProposerConfig)
+    admission: AdmissionConfig = field(default_factory=AdmissionConfig)
 
 
 @dataclass
@@ -292,6 +322,8 @@ class Config:
     workers: int = MISSING
     show_progress: bool = True
     save_results: bool = False  # also write tables and figures to paths.results_dir (the committed ones)
+    dry_run: bool = MISSING  # print the planned model requests, tokens and cost per model, run nothing
+    cost_estimate: CostEstimateConfig = field(default_factory=CostEstimateConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
     benchmark: BenchmarkConfig = field(default_factory=BenchmarkConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)

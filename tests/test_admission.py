@@ -4,13 +4,21 @@ from __future__ import annotations
 
 from itertools import count
 
+import pytest
+from hydra_config import compose_config, scaling_settings
 from tool_factory import make_tool_task
 
 from res_repro.agents.base import Agent
 from res_repro.agents.reference import NopAgent, OracleAgent
 from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.env.outcome import AgentOutcome
-from res_repro.res.admission import admit, overlaps
+from res_repro.errors import UserInputError
+from res_repro.pipelines.lineages import make_admission, make_scaler
+from res_repro.res.admission import AdmissionSettings, admit, overlaps
+from res_repro.res.lineage import LineageStore
+from res_repro.res.operators import library
+from res_repro.res.proposer import ProgrammaticProposer
+from res_repro.res.scaling import AdmissionGate, Scaler
 
 
 class Sometimes(Agent):
@@ -52,3 +60,46 @@ def test_leaked_instructions_are_refused(tmp_path):
     verdict = admit(task, Sometimes({1, 3}), held_out=held_out, backend="local")
     assert any("13-gram" in reason for reason in verdict.reasons)
     assert not overlaps("short text", ["short text"])  # fewer than 13 words cannot overlap
+
+
+def _scaler(tmp_path, solver: Agent, **settings):
+    return Scaler(
+        settings=scaling_settings(depth_cap=1, target_attempts=1, **settings),
+        proposer=ProgrammaticProposer(library(["require_token", "open_session"])),
+        store=LineageStore(tmp_path / "lin"),
+        backend="local",
+        admission=AdmissionGate(AdmissionSettings(), solver),
+    )
+
+
+def test_scaling_admits_a_child_the_solver_finds_middling(tmp_path):
+    task = load_tool_task(make_tool_task(tmp_path / "seed"))
+    result = _scaler(tmp_path, Sometimes({1, 3})).scale(task)
+    assert result.stop_reason == "depth_cap"
+    admission = [c for c in result.last.manifest.checks if c["name"] == "admission"]
+    assert admission == [
+        {"name": "admission", "passed": True, "detail": "solver rewards [1.0, 0.2, 1.0, 0.2]"}
+    ]
+
+
+def test_a_refused_admission_spends_revisions_until_the_budget_is_gone(tmp_path):
+    task = load_tool_task(make_tool_task(tmp_path / "seed"))
+    solver = Sometimes(set())  # always solves: every candidate is trivial for it
+    result = _scaler(tmp_path, solver, max_revisions=2).scale(task)
+    assert (result.stop_reason, len(result.nodes)) == ("no_valid_child", 1)
+    assert next(solver.attempts) == 3 * 4  # three revisions, four rollouts each
+
+
+def test_admission_is_chosen_in_the_scaling_config(tmp_path):
+    assert make_scaler(compose_config(root=tmp_path)).admission is None  # the paper's RES: no admission
+    cfg = compose_config(
+        "scaling.admission.kind=calibration",
+        "scaling.admission.band=[0.3,0.6]",
+        "scaling.admission.solver=explorer-basic",
+        root=tmp_path,
+    )
+    gate = make_scaler(cfg).admission
+    assert gate is not None and gate.settings.band == (0.3, 0.6) and gate.solver.name == "explorer-basic"
+    cfg.scaling.admission.kind = "strict"
+    with pytest.raises(UserInputError, match=r"scaling\.admission\.kind"):
+        make_admission(cfg, None)

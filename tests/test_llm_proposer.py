@@ -72,3 +72,63 @@ def test_llm_proposer_revises_after_schema_and_check_feedback(tmp_path, monkeypa
     sent = [json.dumps(body) for body in bodies]
     assert "page_size" in sent[1] and "Invalid" in sent[1]  # the schema error went back to the model
     assert "parent_reference_fails" in sent[2]  # so did the failed check
+
+
+EMPTY = Reply(json.dumps({"rationale": "nothing to add", "applications": []}), input_tokens=200)
+
+
+def _scale_with(server: FakeModelServer, task, store, **settings) -> tuple:
+    """Scale ``task`` one level with an LLM proposer that sends each invalid reply back zero times."""
+    model = {"provider": OPENAI, "model": "fake", "base_url": server.base_url, "timeout_s": 30.0}
+    agent = make_llm_agent("proposer", model, LOOP, None, 0)
+    proposer = LLMProposer(
+        library(None), agent.provider, agent.model, retry=agent.retry, max_invalid_replies=0
+    )
+    scaler = Scaler(
+        settings=scaling_settings(depth_cap=1, **settings), proposer=proposer, store=store, backend="local"
+    )
+    return scaler.scale(task), server.bodies
+
+
+def test_an_empty_answer_spends_a_revision_and_the_next_one_is_accepted(tmp_path):
+    task = load_tool_task(make_tool_task(tmp_path / "seed"))
+    with FakeModelServer(OPENAI, [EMPTY, GOOD]) as server:
+        result, bodies = _scale_with(server, task, LineageStore(tmp_path / "lin"))
+    assert result.stop_reason == "depth_cap"
+    child = result.last.manifest
+    assert child.proposer["revisions"] == 1 and child.proposer["executions"] == 2
+    assert child.proposer["input_tokens"] == 500  # 200 for the empty answer, 300 for the accepted one
+    assert [a.operator for a in child.applications] == ["require_token"]
+    assert "no operator application" in json.dumps(bodies[1])  # the empty answer went back as feedback
+
+
+def test_empty_answers_end_the_lineage_only_when_the_revisions_are_spent(tmp_path):
+    task = load_tool_task(make_tool_task(tmp_path / "seed"))
+    with FakeModelServer(OPENAI, [], after=EMPTY) as server:
+        result, bodies = _scale_with(server, task, LineageStore(tmp_path / "lin"), max_revisions=2)
+    assert (result.stop_reason, len(result.nodes)) == ("no_valid_child", 1)
+    assert len(bodies) == 3  # revisions 0, 1 and 2, one request each
+
+
+def test_the_proposer_is_shown_record_ids_fields_and_files_within_its_budget(tmp_path):
+    from task_factory import make_task
+
+    from res_repro.env.formats.harbor.draft import HarborDraft
+    from res_repro.env.formats.tool_api import ToolDraft
+    from res_repro.res.graph import DependencyGraph
+    from res_repro.res.proposer import summarise
+
+    tool = json.loads(summarise(ToolDraft(make_tool_task(tmp_path / "tool")), DependencyGraph()))
+    customers = tool["collections"]["crm/customers"]
+    assert customers["ids"] == ["C1", "C2"] and customers["id_field"] == "id"
+    assert customers["fields"]["email"] == "text" and customers["example"]["email"] == "ops@acme.test"
+    crm_get = next(t for t in tool["tools"] if t["name"] == "crm_get")
+    assert crm_get["arguments"] == ["id"] and crm_get["collection"] == "crm/customers"
+
+    harbor = json.loads(summarise(HarborDraft(make_task(tmp_path / "harbor")), DependencyGraph()))
+    assert harbor["workspace_files"] == {"README": "11 bytes, text"}
+    assert "/app/out.txt" in harbor["instruction"]  # the output path an operator may lock
+
+    cut = summarise(ToolDraft(make_tool_task(tmp_path / "cut")), DependencyGraph(), budget=200)
+    full = summarise(ToolDraft(make_tool_task(tmp_path / "whole")), DependencyGraph())
+    assert cut.startswith(full[:200]) and f"shows 200 of {len(full)} characters" in cut

@@ -27,10 +27,11 @@ from res_repro.evaluation.jobs import agent_recipes
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.scheduling import ConcurrencyLimits
 from res_repro.evaluation.store import EpisodeStore
+from res_repro.res.admission import AdmissionSettings
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import LLMProposer, ProgrammaticProposer, Proposer
-from res_repro.res.scaling import LineageResult, Scaler, ScalingSettings
+from res_repro.res.scaling import AdmissionGate, LineageResult, Scaler, ScalingSettings
 from res_repro.sandbox import backend_from_config
 from res_repro.storage import write_jsonl
 
@@ -117,7 +118,14 @@ def make_proposer(cfg: DictConfig) -> Proposer:
                 f"scaling.proposer.model: {key!r} is not a key of models {sorted(cfg.models)}"
             )
         agent = make_llm_agent(key, plain(cfg.models[key]), plain(cfg.agent_loop), None, cfg.seed)
-        return LLMProposer(operators, agent.provider, agent.model, retry=agent.retry)
+        return LLMProposer(
+            operators,
+            agent.provider,
+            agent.model,
+            retry=agent.retry,
+            max_invalid_replies=scaling.proposer.max_invalid_replies,
+            context_chars=scaling.proposer.context_chars,
+        )
     raise UserInputError(
         f"scaling.proposer.kind: expected 'programmatic' or 'llm', got {scaling.proposer.kind!r}"
     )
@@ -137,6 +145,33 @@ def scaling_settings(cfg: DictConfig, **overrides: Any) -> ScalingSettings:
     return dataclasses.replace(settings, **overrides)
 
 
+def make_admission(cfg: DictConfig, target: Agent | None) -> AdmissionGate | None:
+    """The configured admission gate (``scaling.admission``), or None when its kind is ``none``."""
+    admission = cfg.scaling.admission
+    if admission.kind == "none":
+        return None
+    if admission.kind != "calibration":
+        raise UserInputError(
+            f"scaling.admission.kind: expected 'none' or 'calibration', got {admission.kind!r}"
+        )
+    band = plain(admission.band)
+    if len(band) != 2 or not 0 <= band[0] <= band[1] <= 1:
+        raise UserInputError(f"scaling.admission.band: expected [low, high] within [0, 1], got {band}")
+    if admission.solver:
+        solver = configured_agents(cfg, [admission.solver])[admission.solver]
+    elif target is not None:
+        solver = target
+    else:
+        raise UserInputError("scaling.admission.solver: admission needs a solver, and scaling.target is null")
+    settings = AdmissionSettings(
+        band=(float(band[0]), float(band[1])),
+        ngram=admission.ngram,
+        rollouts=admission.rollouts,
+        widened_rollouts=admission.widened_rollouts,
+    )
+    return AdmissionGate(settings, solver)
+
+
 def make_scaler(cfg: DictConfig, **overrides: Any) -> Scaler:
     """A scaler from the config; ``overrides`` replace scaling settings (for ablations)."""
     scaling = cfg.scaling
@@ -150,6 +185,7 @@ def make_scaler(cfg: DictConfig, **overrides: Any) -> Scaler:
         store=LineageStore(cache_dir(cfg) / "lineages"),
         backend=backend_from_config(plain(cfg.sandbox)),
         target=target,
+        admission=make_admission(cfg, target),
     )
 
 
@@ -169,6 +205,7 @@ def build_lineages(
 ) -> list[LineageResult]:
     """Scale every seed task (in parallel within the caps, resumable), in task order."""
     scaler = scaler or make_scaler(cfg)
+    scaler.hold_out(tasks)
     columns = (TextColumn("[bold]scaling"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with (
         Progress(*columns, disable=not cfg.show_progress, transient=True) as progress,

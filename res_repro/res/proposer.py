@@ -26,10 +26,15 @@ from res_repro.res.operators import Operator
 
 @dataclass(frozen=True)
 class Proposal:
-    """Operator applications to try, as (operator name, params) pairs, plus a rationale."""
+    """Operator applications to try, as (operator name, params) pairs, plus a rationale.
+
+    A proposal without steps is a failed revision (an empty or invalid answer): ``problems`` says why,
+    and the scaler sends it back as feedback while the revision budget lasts.
+    """
 
     steps: tuple[tuple[str, dict[str, Any]], ...]
     rationale: str = ""
+    problems: tuple[str, ...] = ()
 
 
 @dataclass
@@ -61,7 +66,8 @@ class Proposer(abc.ABC):
 
     @abc.abstractmethod
     def propose(self, context: ProposalContext, rng: random.Random, cost: ProposerCost) -> Proposal | None:
-        """A proposal, or None when nothing applies; adds its cost to ``cost``."""
+        """A proposal, or None when nothing can ever apply (final: no revision can change it); adds its
+        cost to ``cost``."""
 
     @abc.abstractmethod
     def fingerprint(self) -> dict[str, Any]:
@@ -108,10 +114,21 @@ CATALOGUE_HEADER = (
 )
 
 
-def summarise(draft: Draft, graph: DependencyGraph) -> str:
-    """A compact description of an environment for the LLM proposer."""
+CONTEXT_CHARS = 12_000  # the default bound on an environment's description
+
+
+def bounded(text: str, budget: int) -> str:
+    """``text`` cut to ``budget`` characters, saying so in the text when it is cut."""
+    if len(text) <= budget:
+        return text
+    return f"{text[:budget]}\n[truncated: the description above shows {budget} of {len(text)} characters]"
+
+
+def summarise(draft: Draft, graph: DependencyGraph, budget: int = CONTEXT_CHARS) -> str:
+    """The environment as the LLM proposer sees it: the draft's description (tools, records with their
+    ids and field kinds, or files) and the dependency graph, bounded to ``budget`` characters."""
     body = {"kind": draft.kind, **draft.describe(), "dependency_graph": graph.to_dict()}
-    return json.dumps(body, indent=1)
+    return bounded(json.dumps(body, indent=1), budget)
 
 
 def _json_object(text: str) -> dict[str, Any]:
@@ -135,12 +152,14 @@ class LLMProposer(Proposer):
         *,
         retry: RetryPolicy,
         max_invalid_replies: int = 2,
+        context_chars: int = CONTEXT_CHARS,
     ) -> None:
         self.operators = {op.name: op for op in operators}
         self.provider = provider
         self.model = model
         self.retry = retry
         self.max_invalid_replies = max_invalid_replies
+        self.context_chars = context_chars
 
     def fingerprint(self) -> dict[str, Any]:
         """The model, where it is served, and the operator library it chooses from."""
@@ -150,6 +169,7 @@ class LLMProposer(Proposer):
             "base_url": getattr(self.provider, "base_url", None),
             "model": self.model,
             "operators": sorted(self.operators),
+            "context_chars": self.context_chars,
         }
 
     def _catalogue(self, kind: str) -> str:
@@ -179,11 +199,14 @@ class LLMProposer(Proposer):
                 problems.append(f"applications[{index}]: {problem}")
             else:
                 steps.append((operator.name, params))
+        if not steps and not problems:
+            problems.append("the proposal holds no operator application")
         return steps, problems
 
     def propose(self, context: ProposalContext, rng: random.Random, cost: ProposerCost) -> Proposal | None:
-        """Ask the model; schema violations go back to it, up to ``max_invalid_replies`` times."""
-        summary = summarise(context.draft, context.graph)
+        """Ask the model; schema violations go back to it, up to ``max_invalid_replies`` times. When no
+        reply is valid, the answer is a proposal without steps whose problems are the last reply's."""
+        summary = summarise(context.draft, context.graph, self.context_chars)
         user = f"Environment:\n{summary}\n\nOperator catalogue:\n{self._catalogue(context.draft.kind)}\n"
         if context.feedback:
             user += "\nYour previous proposal failed these checks; revise it:\n- " + "\n- ".join(
@@ -219,4 +242,4 @@ class LLMProposer(Proposer):
                 response.as_message(),
                 {"role": "user", "content": "Invalid: " + "; ".join(problems)},
             ]
-        return None
+        return Proposal((), str(data.get("rationale", "")), tuple(problems))

@@ -14,7 +14,7 @@ import json
 import logging
 import random
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,8 @@ from res_repro.agents.base import Agent
 from res_repro.env.formats import format_of, load_copy
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import run_episode
-from res_repro.res.checks import run_checks
+from res_repro.res.admission import AdmissionSettings, admit
+from res_repro.res.checks import CheckResult, run_checks
 from res_repro.res.graph import GOAL, DependencyGraph
 from res_repro.res.lineage import ENV_DIR, LineageStore, Manifest, Node, node_id
 from res_repro.res.operators import OPERATORS, Application
@@ -44,6 +45,19 @@ class ScalingSettings:
     max_revisions: int
     target_attempts: int
     seed: int
+
+
+@dataclass(frozen=True)
+class AdmissionGate:
+    """AutoEnvScaling-style admission of every candidate that passes the RES checks: a refusal is a failed
+    check (its reasons go back to the proposer and the revision is spent)."""
+
+    settings: AdmissionSettings
+    solver: Agent
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What decides the verdicts: the settings and the solver."""
+        return {**self.settings.to_dict(), "solver": self.solver.fingerprint()}
 
 
 @dataclass
@@ -110,12 +124,33 @@ class Scaler:
         store: LineageStore,
         backend: Backend,
         target: Agent | None = None,
+        admission: AdmissionGate | None = None,
     ) -> None:
         self.settings = settings
         self.proposer = proposer
         self.store = store
         self.backend = backend
         self.target = target
+        self.admission = admission
+        self.held_out: dict[str, str] = {}  # task id -> instruction: admission's leakage set
+
+    def hold_out(self, tasks: Iterable[Task]) -> None:
+        """Admission's held-out set: the instructions of ``tasks`` (a seed's own is never held against it)."""
+        self.held_out.update({task.task_id: task.instruction for task in tasks})
+
+    def _admission(self, seed_id: str, child: Task) -> CheckResult:
+        """The admission verdict on a candidate as a check."""
+        assert self.admission is not None
+        verdict = admit(
+            child,
+            self.admission.solver,
+            [text for task_id, text in self.held_out.items() if task_id != seed_id],
+            backend=self.backend,
+            seed=self.settings.seed,
+            settings=self.admission.settings,
+        )
+        detail = "; ".join(verdict.reasons) or f"solver rewards {verdict.solver_rewards}"
+        return CheckResult("admission", verdict.admitted, detail)
 
     def growth_key(self, base: Node, depth: int) -> str:
         """What decides the child grown from ``base`` at ``depth``: a rerun with the same key reuses it."""
@@ -127,6 +162,7 @@ class Scaler:
                 "composition": self.settings.composition,
                 "max_revisions": self.settings.max_revisions,
                 "proposer": self.proposer.fingerprint(),
+                **({"admission": self.admission.fingerprint()} if self.admission else {}),
             },
             sort_keys=True,
         )
@@ -150,9 +186,15 @@ class Scaler:
                 shutil.copytree(base.env_dir, env, symlinks=True)
                 context.draft = format_of(base.task).draft(env)
                 proposal = self.proposer.propose(context, rng, cost)
-                if proposal is None:
+                if proposal is None:  # final: no revision can make an operator apply
                     log.info("%s depth %d: no operator applies", seed_id, depth)
                     return None
+                if not proposal.steps:  # an empty or invalid answer spends a revision
+                    context.feedback = [f"proposal: {p}" for p in proposal.problems] or [
+                        "proposal: no operator application"
+                    ]
+                    log.info("%s depth %d revision %d empty: %s", seed_id, depth, revision, context.feedback)
+                    continue
                 try:
                     applications = _apply(context.draft, proposal.steps, visible)
                 except Exception as exc:  # a proposal that cannot be applied is a rejected candidate
@@ -177,6 +219,9 @@ class Scaler:
                     seed=self.settings.seed,
                 )
                 failed = [c for c in checks if not c.passed]
+                if not failed and self.admission is not None:
+                    checks.append(self._admission(seed_id, child_task))
+                    failed = [c for c in checks if not c.passed]
                 if not failed:
                     manifest = Manifest(
                         node_id=nid,

@@ -22,6 +22,7 @@ from res_repro.env.formats.claw_eval_live.task_file import (
     read_scaled_fixtures,
 )
 from res_repro.env.formats.files import read_yaml_mapping
+from res_repro.env.formats.tool_api.draft import describe_tool_api
 from res_repro.env.formats.tool_api.task_file import (
     ToolDef,
     ToolTaskConfig,
@@ -101,11 +102,11 @@ class ClawEvalLiveDraft:
         self.adapters.append({"operator": operator, "params": params})
 
     def describe(self) -> dict[str, Any]:
-        """What the environment offers, in brief: tools, services and middleware layers."""
+        """What the environment offers: its tools and the records of the services the harness serves
+        (the benchmark's own services show no records), and middleware layers."""
         return {
-            "tools": [f"{t.name} ({t.operation} via {t.service})" for t in self.config.tools],
+            **describe_tool_api(self.config.tools, self.fixtures, self.config.middleware),
             "services": list(self.config.services),
-            "middleware": [layer.name for layer in self.config.middleware],
         }
 
     def save(self) -> None:

@@ -9,6 +9,8 @@ from typing import Any, ClassVar
 PRELUDE_DIR = "solution/prelude.d"
 BASE_SOLVE = "solution/base_solve.sh"
 SOLVE = "solution/solve.sh"
+SHOWN_FILES = 200  # workspace files a description lists
+INSTRUCTION_CHARS = 2000  # of the instruction a description quotes (it names the task's outputs)
 
 # The reference solution of a scaled Harbor task: every prelude, newest first, then the original.
 SOLVE_WRAPPER = """\
@@ -21,6 +23,16 @@ for prelude in $(ls -r /solution/prelude.d/*.sh 2>/dev/null); do
 done
 exec bash /solution/base_solve.sh
 """
+
+
+def _content(path: Path) -> str:
+    """``text`` for a UTF-8 file without NUL bytes, else ``binary``."""
+    data = path.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "binary"
+    return "binary" if b"\0" in data else "text"
 
 
 class HarborDraft:
@@ -51,11 +63,20 @@ class HarborDraft:
         )
 
     def describe(self) -> dict[str, Any]:
-        """What the environment offers, in brief: the workspace's files (the first 200)."""
-        files = sorted(
-            p.relative_to(self.workspace).as_posix() for p in self.workspace.rglob("*") if p.is_file()
-        )
-        return {"workspace_files": files[:200]}
+        """What the environment offers: the workspace's files under /app (the first ``SHOWN_FILES``, with
+        size and whether they hold text) and the start of the instruction, which names the outputs."""
+        files = sorted(p for p in self.workspace.rglob("*") if p.is_file())
+        instruction = self.root / "instruction.md"
+        text = instruction.read_text(encoding="utf-8", errors="replace") if instruction.is_file() else ""
+        return {
+            "workspace": "/app",
+            "workspace_files": {
+                p.relative_to(self.workspace).as_posix(): f"{p.stat().st_size} bytes, {_content(p)}"
+                for p in files[:SHOWN_FILES]
+            },
+            "files_not_listed": max(0, len(files) - SHOWN_FILES),
+            "instruction": text[:INSTRUCTION_CHARS],
+        }
 
     def save(self) -> None:
         """Nothing is buffered: edits are already on disk."""

@@ -9,12 +9,73 @@ from typing import Any, ClassVar
 from res_repro.env.formats.tool_api.task_file import (
     FIXTURES_DIR,
     TASK_FILE,
+    ToolDef,
     ToolTaskConfig,
     read_adapters,
     write_adapters,
     write_fixtures,
 )
 from res_repro.yamlio import dump_yaml, load_yaml
+
+SAMPLE_IDS = 5  # record ids shown per collection
+VALUE_CHARS = 60  # longest value shown in an example record
+
+
+def value_kind(value: Any) -> str:
+    """The JSON kind of a record value: boolean, number, text, list, object or null."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "list"
+    return "object" if isinstance(value, dict) else "null"
+
+
+def _shown(value: Any) -> Any:
+    text = json.dumps(value)
+    return value if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 3] + "..."
+
+
+def describe_tool_api(
+    tools: list[ToolDef], fixtures: dict[str, dict[str, list[dict[str, Any]]]], middleware: list[Any]
+) -> dict[str, Any]:
+    """Tools (operation, service/collection, id field, arguments, listed fields) and record collections
+    (count, field kinds, the first record ids by the id field and one example record), which is what
+    the operators' parameters name; long values are cut to ``VALUE_CHARS``."""
+    id_fields = {(t.service, t.collection): t.id_field for t in tools if t.operation == "get"}
+    collections = {}
+    for service, named in fixtures.items():
+        for name, records in named.items():
+            key = id_fields.get((service, name), "id")
+            kinds: dict[str, set[str]] = {}
+            for record in records:
+                for field_name, value in record.items():
+                    kinds.setdefault(field_name, set()).add(value_kind(value))
+            collections[f"{service}/{name}"] = {
+                "records": len(records),
+                "id_field": key,
+                "ids": [str(r[key]) for r in records[:SAMPLE_IDS] if key in r],
+                "fields": {f: "|".join(sorted(k)) for f, k in kinds.items()},
+                "example": {f: _shown(v) for f, v in records[0].items()} if records else None,
+            }
+    return {
+        "tools": [
+            {
+                "name": t.name,
+                "operation": t.operation,
+                "collection": f"{t.service}/{t.collection}",
+                "id_field": t.id_field,
+                "arguments": sorted(t.input_schema.get("properties", {})),
+                "fields": t.fields,
+            }
+            for t in tools
+        ],
+        "collections": collections,
+        "middleware": [layer.name for layer in middleware],
+    }
 
 
 class ToolDraft:
@@ -44,11 +105,9 @@ class ToolDraft:
         self.adapters.append({"operator": operator, "params": params})
 
     def describe(self) -> dict[str, Any]:
-        """What the environment offers, in brief: tools, collections and middleware layers."""
-        tools = [f"{t.name} ({t.operation} {t.service}/{t.collection})" for t in self.config.tools]
-        collections = {f"{s}/{c}": len(r) for s, cs in self.fixtures.items() for c, r in cs.items()}
-        layers = [layer.name for layer in self.config.middleware]
-        return {"tools": tools, "collections": collections, "middleware": layers}
+        """What the environment offers: tools, record collections and middleware layers (see
+        :func:`describe_tool_api`)."""
+        return describe_tool_api(self.config.tools, self.fixtures, self.config.middleware)
 
     def save(self) -> None:
         """Write the config, fixtures and adapters back to the directory."""
