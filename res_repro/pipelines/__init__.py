@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from typing import Any
 
 from omegaconf import DictConfig
 
@@ -42,17 +43,30 @@ PIPELINES: dict[str, str] = {
 }
 
 
-def pipeline_function(name: str) -> Callable[[DictConfig], object]:
-    """The function of the pipeline registered as ``name``."""
+# What a dry run asks of a pipeline: its planned episodes, built by the planning the run itself uses.
+PLANS: dict[str, str] = {
+    "table1": "res_repro.pipelines.table1:plan_table1",
+}
+
+
+def _lookup(table: dict[str, str], name: str, what: str) -> Callable[[DictConfig], Any]:
     try:
-        module, _, function = PIPELINES[name].partition(":")
+        module, _, function = table[name].partition(":")
     except KeyError:
-        raise UserInputError(
-            f"task_name: unknown pipeline {name!r}; expected one of {sorted(PIPELINES)}"
-        ) from None
+        raise UserInputError(f"task_name: {what} {name!r}; expected one of {sorted(table)}") from None
     return getattr(importlib.import_module(module), function)
 
 
+def pipeline_function(name: str) -> Callable[[DictConfig], object]:
+    """The function of the pipeline registered as ``name``."""
+    return _lookup(PIPELINES, name, "unknown pipeline")
+
+
 def run_pipeline(cfg: DictConfig) -> object:
-    """Run the pipeline named by ``cfg.task_name``."""
+    """Run the pipeline named by ``cfg.task_name``; with ``dry_run``, print its projected model usage and
+    cost instead, running nothing."""
+    if cfg.dry_run:
+        from res_repro.pipelines.costs import dry_run
+
+        return dry_run(cfg, _lookup(PLANS, cfg.task_name, "dry_run=true has no plan for pipeline")(cfg))
     return pipeline_function(cfg.task_name)(cfg)

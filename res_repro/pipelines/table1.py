@@ -13,11 +13,13 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from res_repro.agents import Agent
+from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import MetricSettings
 from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.evaluation.summary import metrics_for
 from res_repro.pipelines.cells import format_p, interval_text, metric_settings, pct
+from res_repro.pipelines.costs import DryRunPlan, report_usage
 from res_repro.pipelines.lineages import (
     build_lineages,
     configured_agents,
@@ -120,6 +122,25 @@ def paired_records(
     return records
 
 
+def table1_requests(
+    agent_keys: Sequence[str], conditions: Mapping[str, Sequence[Task]]
+) -> list[EpisodeRequest]:
+    """One episode per agent, condition and task, agent-major (the order :func:`paired_records` reads)."""
+    return [
+        EpisodeRequest(task, key, environment=condition)
+        for key in agent_keys
+        for condition, condition_tasks in conditions.items()
+        for task in condition_tasks
+    ]
+
+
+def plan_table1(cfg: DictConfig) -> DryRunPlan:
+    """What :func:`run_table1` would run: each seed scaled, every agent on original and +RES (before
+    scaling, the +RES environment of a seed stands in as the seed itself: the count is the same)."""
+    tasks = configured_tasks(cfg)
+    return DryRunPlan(table1_requests(list(cfg.agents), {ORIGINAL: tasks, RES: tasks}), len(tasks))
+
+
 def run_table1(cfg: DictConfig) -> Table:
     """Scale the benchmark's seed tasks, evaluate every agent on original and +RES, and report."""
     agents = configured_agents(cfg, cfg.agents)
@@ -129,17 +150,12 @@ def run_table1(cfg: DictConfig) -> Table:
         ORIGINAL: [lineage.nodes[0].task for lineage in lineages],
         RES: [lin.last.task for lin in lineages],
     }
-    requests = [
-        EpisodeRequest(task, key, environment=condition)
-        for key in agents
-        for condition, condition_tasks in conditions.items()
-        for task in condition_tasks
-    ]
-    flat = run_requests(cfg, requests, agents)
+    flat = run_requests(cfg, table1_requests(list(agents), conditions), agents)
     records = paired_records(flat, list(agents), len(tasks))
     table, metrics = build_table1(
         records, benchmark=cfg.benchmark.name, agents=agents, models=cfg.models, settings=metric_settings(cfg)
     )
+    metrics.update(report_usage(cfg, flat))
     depths = [lineage.last.manifest.depth for lineage in lineages]
     metrics["res.mean_depth"] = sum(depths) / len(depths)
     out = Path(cfg.paths.output_dir)
