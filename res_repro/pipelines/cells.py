@@ -113,7 +113,8 @@ def agent_note(agents: Mapping[str, Agent]) -> str:
     """Which agents produced the numbers, each labelled scripted or model."""
     kinds = ", ".join(agent_label(key, agent) for key, agent in agents.items())
     return (
-        f"Agents: {kinds}. Scripted agents are deterministic programs, not models; the paper's values "
+        f"Agents: {kinds}. Scripted agents are programs, not models (an explorer varies only through its "
+        "episode seed, which orders the alternatives it tries); the paper's values "
         "(the 'paper' columns, from its DeepSeek-V4.1-Flash runs) are not results of this harness."
     )
 
