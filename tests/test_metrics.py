@@ -130,10 +130,12 @@ def test_rpr_rejects_more_passed_than_total() -> None:
 
 
 def test_pooled_rpr_skips_episodes_without_items() -> None:
-    # (4 + 3) / (5 + 5); the rubric-less episode adds nothing; n counts items.
+    # (4 + 3) / (5 + 5); the rubric-less episode adds nothing; n counts tasks.
     records = [*_workspace(FOUR_OF_FIVE, THREE_OF_FIVE), _record("workspace_bundled", 0.0, False)]
     estimate = pooled_rpr_with_ci(records)
-    assert (estimate.value, estimate.n) == (pytest.approx(0.7), 10)
+    assert (estimate.value, estimate.n) == (pytest.approx(0.7), 2)
+    # two tasks: every resample is 4/5, 3/5 or 7/10, so the interval spans [0.6, 0.8]
+    assert (estimate.low, estimate.high) == (pytest.approx(0.6), pytest.approx(0.8))
     assert pooled_rpr_with_ci([_record("workspace_bundled", 0.0, False)]) == RateEstimate(0.0, 0.0, 0.0, 0)
 
 

@@ -11,8 +11,12 @@ from scipy import stats
 from res_repro.evaluation.statistics import (
     McNemarResult,
     PairedBootstrapResult,
+    cluster_bootstrap_interval,
     mcnemar_exact,
     paired_bootstrap,
+    paired_permutation_test,
+    paired_ratio_bootstrap,
+    pooled_ratio,
     wilson_interval,
 )
 
@@ -172,3 +176,85 @@ def test_bootstrap_results_are_frozen() -> None:
 def test_bootstrap_rejects_bad_arguments(a: list[float], b: list[float], kwargs: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         paired_bootstrap(a, b, **kwargs)
+
+
+# Cluster bootstrap of a pooled ratio, and the paired permutation test
+
+
+def test_permutation_exact_sign_flips_by_hand() -> None:
+    # differences 1, 2, 3, 4 (sum 10): of the 16 sign flips only all-plus and all-minus reach |10|
+    result = paired_permutation_test([0, 0, 0, 0], [1, 2, 3, 4])
+    assert (result.delta, result.p_value, result.exact, result.n_resamples) == (2.5, 0.125, True, 16)
+    # three equal differences: 2 of 8 flips reach |3|
+    assert paired_permutation_test([0, 0, 0], [1, 1, 1]).p_value == 0.25
+
+
+def test_permutation_all_equal_pairs_and_empty_input() -> None:
+    """Pairs that never differ give p = 1 (nothing to swap); no pairs at all is an error."""
+    result = paired_permutation_test([0.3, 0.7, 1.0], [0.3, 0.7, 1.0])
+    assert (result.delta, result.p_value) == (0.0, 1.0)
+    with pytest.raises(ValueError, match="empty"):
+        paired_permutation_test([], [])
+    with pytest.raises(ValueError, match="shape"):
+        paired_permutation_test([1.0], [1.0, 2.0])
+
+
+def test_permutation_ignores_tied_tasks_and_matches_the_t_test_at_moderate_n() -> None:
+    """Tied tasks change nothing (1, 2, 3, 4 plus two ties: still 0.125); at n = 15 the exact p sits near
+    the paired t-test's, where the bootstrap's is optimistic."""
+    assert paired_permutation_test([0, 0, 0, 0, 5, 5], [1, 2, 3, 4, 5, 5]).p_value == 0.125
+    rng = np.random.default_rng(3)
+    a = rng.random(15)
+    b = a + rng.normal(0.1, 0.2, 15)
+    exact = paired_permutation_test(a, b).p_value
+    t_test = stats.ttest_rel(b, a).pvalue
+    assert exact == pytest.approx(t_test, abs=0.03)
+    assert paired_bootstrap(a, b).p_value < exact
+
+
+def test_permutation_monte_carlo_above_the_exact_limit_is_seeded() -> None:
+    """Above 20 differing tasks the p is (1 + hits) / (1 + draws), repeatable for a seed."""
+    a, b = [0.0] * 30, [1.0] * 30
+    first = paired_permutation_test(a, b, n_resamples=999, seed=4)
+    assert not first.exact and first.n_resamples == 999
+    assert first.p_value == pytest.approx(1 / 1000)  # no random flip reaches |1|
+    assert paired_permutation_test(a, b, n_resamples=999, seed=4) == first
+
+
+def test_permutation_of_a_pooled_ratio_swaps_whole_tasks() -> None:
+    # a = (1/2, 1/2), b = (2/2, 2/2): delta 0.5; swaps give 0.5, 0, 0, -0.5 -> p = 2/4
+    result = paired_permutation_test([(1, 2), (1, 2)], [(2, 2), (2, 2)], statistic=pooled_ratio)
+    assert (result.delta, result.p_value) == (0.5, 0.5)
+
+
+def test_cluster_bootstrap_interval_by_hand_and_by_confidence() -> None:
+    # two tasks (4/5, 3/5): resamples pool to 4/5, 7/10 or 3/5, so the interval is [0.6, 0.8]
+    low, high = cluster_bootstrap_interval([(4, 5), (3, 5)])
+    assert (low, high) == (pytest.approx(0.6), pytest.approx(0.8))
+    # a lower confidence narrows it; one task leaves it undefined
+    rows = [(9, 10), (2, 10), (5, 10), (7, 10), (10, 10)]
+    wide, narrow = cluster_bootstrap_interval(rows), cluster_bootstrap_interval(rows, confidence=0.5)
+    assert wide[0] < narrow[0] < narrow[1] < wide[1]
+    assert all(np.isnan(cluster_bootstrap_interval([(3, 5)])))
+    with pytest.raises(ValueError, match="confidence"):
+        cluster_bootstrap_interval(rows, confidence=1.0)
+
+
+def test_cluster_interval_is_wider_than_items_pooled_as_independent() -> None:
+    """Tasks that pass or fail as a whole: 5 of 10 tasks with 20 items each. A Wilson interval over the 200
+    pooled items is far narrower than the per-task bootstrap's."""
+    rows = [(20, 20)] * 5 + [(0, 20)] * 5
+    low, high = cluster_bootstrap_interval(rows)
+    w_low, w_high = wilson_interval(100, 200)
+    assert (high - low) > 2 * (w_high - w_low)
+
+
+def test_paired_ratio_bootstrap_compares_the_pooled_ratio() -> None:
+    a, b = [(1, 2), (0, 4), (2, 2)], [(2, 2), (1, 4), (2, 2)]
+    result = paired_ratio_bootstrap(a, b, n_resamples=2000)
+    assert result.delta == pytest.approx(5 / 8 - 3 / 8)
+    assert result.low <= result.delta <= result.high
+    unchanged = paired_ratio_bootstrap(a, a)
+    assert (unchanged.delta, unchanged.p_value) == (0.0, 1.0)
+    with pytest.raises(ValueError, match="exceeds"):
+        paired_ratio_bootstrap([(3, 2)], [(1, 2)])

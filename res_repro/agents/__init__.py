@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.agents.base import Agent
-from res_repro.agents.explorer import EXPLORERS
+from res_repro.agents.explorer import EXPLORERS, ExplorerAgent
 from res_repro.agents.llm_agent import LLMAgent
 from res_repro.agents.providers import make_provider
 from res_repro.agents.reference import NopAgent, OracleAgent
@@ -46,6 +46,14 @@ def make_llm_agent(
     )
 
 
+def scripted_agent(name: str, loop: Mapping[str, Any] | None) -> Agent:
+    """The scripted agent ``name``; an explorer takes the turn and time limits of ``loop`` when given."""
+    cls = SCRIPTED_AGENTS[name]
+    if loop and issubclass(cls, ExplorerAgent):
+        return cls(max_turns=int(loop["max_turns"]), time_limit_s=float(loop["time_limit_s"]))
+    return cls()
+
+
 def build_agents(
     names: Sequence[str],
     *,
@@ -54,12 +62,16 @@ def build_agents(
     cache_dir: Path | None = None,
     seed: int = 0,
 ) -> dict[str, Agent]:
-    """Build every named agent up front: scripted names from the registry, the rest from ``models``."""
+    """Build every named agent up front: scripted names from the registry, the rest from ``models``.
+
+    ``loop`` (``agent_loop``) limits every agent that acts: a model's turns and time, and an explorer's
+    turns (its tier's budget capped at ``max_turns``) and time alike. The reference agents (oracle, nop)
+    validate tasks and take no limits."""
     models = models or {}
     agents: dict[str, Agent] = {}
     for name in names:
         if name in SCRIPTED_AGENTS:
-            agents[name] = SCRIPTED_AGENTS[name]()
+            agents[name] = scripted_agent(name, loop)
         elif name in models:
             agents[name] = make_llm_agent(name, models[name], loop or {}, cache_dir, seed)
         else:

@@ -25,10 +25,13 @@ class Attempt:
 
 
 class Agent(abc.ABC):
-    """An agent. ``scripted`` agents are deterministic programs, labelled as such in every table."""
+    """An agent. ``scripted`` agents are programs, labelled as such in every table; ``seeded`` says whether
+    an episode's outcome can vary with its seed (a model's sampling, an explorer's order of alternatives).
+    An agent that is not seeded repeats itself exactly, so no test of chance applies to it."""
 
     name: str
     scripted: ClassVar[bool] = True
+    seeded: ClassVar[bool] = True
 
     def fingerprint(self) -> dict[str, Any]:
         """Everything about this agent that can change an episode's outcome (part of the episode id)."""

@@ -16,6 +16,7 @@ class OracleAgent(Agent):
     """Runs the task's reference solution (solve.sh in a sandbox, solve.py against the tools)."""
 
     name = "oracle"
+    seeded = False
 
     def run(self, task: Task, environment: Environment, attempt: Attempt) -> AgentOutcome:
         """Let the environment run its reference solution."""
@@ -26,6 +27,7 @@ class NopAgent(Agent):
     """Does nothing and answers nothing: a task that nop passes is invalid."""
 
     name = "nop"
+    seeded = False
 
     def run(self, task: Task, environment: Environment, attempt: Attempt) -> AgentOutcome:
         """Return at once without touching the environment."""

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+FULFILMENT_TOLERANCE = 1e-9
+"""Slack below a score of 1.0 still counted as complete (weighted partial credits summed in floats)."""
+
 
 @dataclass(frozen=True)
 class RubricItem:
@@ -27,6 +30,13 @@ class Grade:
     passed: bool
     rubric: tuple[RubricItem, ...] = ()
     evidence: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def fulfilled(self) -> bool:
+        """Complete fulfilment, the paper's stopping rule for scaling, on every benchmark alike: a passing
+        verdict with the full native score (Claw-style score 1.0, not just the pass threshold; every
+        Workspace rubric item passed; a Terminal verifier pass, whose reward is 1.0)."""
+        return self.passed and self.score >= 1.0 - FULFILMENT_TOLERANCE
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-serialisable dict."""

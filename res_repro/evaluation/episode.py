@@ -49,6 +49,11 @@ class EpisodeRecord:
         return self.grade is not None and self.grade.passed
 
     @property
+    def fulfilled(self) -> bool:
+        """Complete fulfilment (see :attr:`Grade.fulfilled`); an ungraded episode has not fulfilled it."""
+        return self.grade is not None and self.grade.fulfilled
+
+    @property
     def score(self) -> float:
         """The native score; an ungraded episode scores 0."""
         return self.grade.score if self.grade is not None else 0.0

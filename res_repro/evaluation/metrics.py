@@ -6,7 +6,8 @@ config group (``conf/metrics``) through :class:`MetricSettings`.
 - Pass@1 (Claw-style, ``native``): the share of tasks whose native score reaches ``threshold`` (0.80).
 - Score (Claw-style): the mean native score.
 - TCR@80 (Workspace-style, ``rubric``): the share of tasks with at least ``tcr_fraction`` (80%) of their
-  rubric items passed; RPR: the passed rubric items pooled across tasks over all items pooled.
+  rubric items passed; RPR: the passed rubric items pooled across tasks over all items pooled (its
+  interval by a per-task cluster bootstrap).
 - Pass@1 (Terminal-style, ``binary``): the share of tasks whose verifier passed.
 
 A benchmark's *style* picks its success rule (:func:`succeeded`): whether one episode counts as a success
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from scipy import special
 
-from res_repro.evaluation.statistics import check_confidence, wilson_interval
+from res_repro.evaluation.statistics import check_confidence, cluster_bootstrap_interval, wilson_interval
 
 if TYPE_CHECKING:  # records are only read here; importing them would load the sandboxes
     from res_repro.evaluation.episode import EpisodeRecord
@@ -258,14 +259,17 @@ def mean_with_ci(values: Sequence[float], confidence: float = 0.95) -> RateEstim
     return RateEstimate(value=mean, low=mean - half, high=mean + half, n=len(data))
 
 
-def pooled_rpr_with_ci(records: Sequence[EpisodeRecord], confidence: float = 0.95) -> RateEstimate:
-    """RPR over episodes with the Wilson interval of the pooled items; ``n`` counts items.
+def pooled_rpr_with_ci(
+    records: Sequence[EpisodeRecord], confidence: float = 0.95, *, n_bootstrap: int = 10_000, seed: int = 0
+) -> RateEstimate:
+    """RPR over episodes with a per-task (cluster) bootstrap interval; ``n`` counts the tasks resampled.
 
-    Episodes without rubric items add nothing to the pool; with no item at all the estimate is 0 of 0.
+    Items of one task are not independent, so whole tasks are resampled (an interval over pooled items
+    would treat them as independent and come out far too narrow). Episodes without rubric items add
+    nothing; with no item at all the estimate is 0 of 0; one task leaves the interval undefined (NaN).
     """
     counts = [c for c in map(rubric_counts, records) if c[1] > 0]
     if not counts:
         return RateEstimate(0.0, 0.0, 0.0, 0)
-    passed, total = sum(p for p, _ in counts), sum(t for _, t in counts)
-    low, high = wilson_interval(passed, total, confidence)
-    return RateEstimate(rpr(counts), low, high, total)
+    low, high = cluster_bootstrap_interval(counts, n_resamples=n_bootstrap, confidence=confidence, seed=seed)
+    return RateEstimate(rpr(counts), low, high, len(counts))

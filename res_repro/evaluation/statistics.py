@@ -1,12 +1,19 @@
 """Confidence intervals and paired significance tests for comparing agents or environments per task.
 
-Every function is deterministic: the bootstrap draws from ``numpy.random.default_rng(seed)``.
+Tasks are the units of resampling throughout: a pooled ratio (RPR: rubric items passed over items, pooled
+across tasks) is bootstrapped by resampling whole tasks (a cluster bootstrap), never items, since the
+items of one task are not independent. Beside each paired bootstrap there is a paired permutation test
+of the same statistic: exact (every swap of the two conditions within tasks) up to
+``EXACT_PERMUTATION_MAX`` tasks that differ, Monte Carlo above, because the bootstrap p is optimistic at
+small n.
+
+Every function is deterministic: resampling draws from ``numpy.random.default_rng(seed)``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +21,28 @@ from scipy import special  # special functions only: scipy.stats costs ~0.7 s to
 
 Statistic = Callable[..., np.ndarray]
 """A numpy-style reduction called as ``statistic(values, axis=-1)``, e.g. ``np.mean`` or ``np.median``."""
+
+TaskStatistic = Callable[[np.ndarray], np.ndarray]
+"""A statistic of per-task rows: called on an array ``(..., tasks, columns)``, reduces the last two axes."""
+
+PERMUTATION_CHUNK = 1 << 15
+"""How many permutations are evaluated at once (bounds memory for the 2^20 swaps of an exact test)."""
+
+EXACT_PERMUTATION_MAX = 20
+"""Up to this many tasks whose two conditions differ, the permutation test enumerates every swap (2^n)."""
+
+TIE_TOLERANCE = 1e-12
+"""Resampled statistics this close to the observed one count as reaching it."""
+
+
+def task_mean(rows: np.ndarray) -> np.ndarray:
+    """The mean over tasks of the first column (a per-task value such as a score)."""
+    return rows[..., 0].mean(axis=-1)
+
+
+def pooled_ratio(rows: np.ndarray) -> np.ndarray:
+    """Column 0 summed over tasks over column 1 summed over tasks (RPR: items passed over items)."""
+    return rows[..., 0].sum(axis=-1) / rows[..., 1].sum(axis=-1)
 
 
 @dataclass(frozen=True)
@@ -27,6 +56,17 @@ class McNemarResult:
     b01: int
     b10: int
     p_value: float
+
+
+@dataclass(frozen=True)
+class PermutationResult:
+    """Paired permutation test of ``b`` against ``a``: ``delta`` is the observed difference, ``p_value``
+    two-sided; ``exact`` says whether every swap was enumerated (else ``n_resamples`` seeded draws)."""
+
+    delta: float
+    p_value: float
+    exact: bool
+    n_resamples: int
 
 
 @dataclass(frozen=True)
@@ -149,16 +189,146 @@ def paired_bootstrap(
     when the observed delta is 0). ``statistic`` must reduce along an ``axis`` keyword like
     ``np.mean``. Results depend only on the inputs and ``seed``.
     """
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
+    _check_resamples(n_resamples)
     check_confidence(confidence)
     first, second = _paired_values(a, b)
     delta = float(statistic(second, axis=-1) - statistic(first, axis=-1))
-    rng = np.random.default_rng(seed)
-    indices = rng.integers(0, first.size, size=(n_resamples, first.size))
+    indices = _task_draws(first.size, n_resamples, seed)
     deltas = statistic(second[indices], axis=-1) - statistic(first[indices], axis=-1)
+    return _bootstrap_result(delta, deltas, confidence)
+
+
+def _check_resamples(n_resamples: int) -> None:
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
+
+
+def _task_draws(n_tasks: int, n_resamples: int, seed: int) -> np.ndarray:
+    """Seeded task indices drawn with replacement, one row per resample."""
+    return np.random.default_rng(seed).integers(0, n_tasks, size=(n_resamples, n_tasks))
+
+
+def _bootstrap_result(delta: float, deltas: np.ndarray, confidence: float) -> PairedBootstrapResult:
     alpha = 1.0 - confidence
     low, high = np.quantile(deltas, [alpha / 2, 1.0 - alpha / 2])
     return PairedBootstrapResult(
         delta=delta, low=float(low), high=float(high), p_value=_two_sided_p(delta, deltas)
     )
+
+
+def _ratio_rows(name: str, counts: Sequence[tuple[float, float]]) -> np.ndarray:
+    """``counts`` as an ``(n, 2)`` array of (part, whole) per task, checked: 0 <= part <= whole, whole > 0."""
+    rows = np.asarray(counts, dtype=float).reshape(-1, 2)
+    if rows.shape[0] == 0:
+        raise ValueError(f"{name} is empty: a ratio needs at least one task")
+    if not np.isfinite(rows).all() or (rows[:, 1] <= 0).any() or (rows[:, 0] < 0).any():
+        raise ValueError(f"{name}: every task needs a finite whole > 0 and a part >= 0")
+    if (rows[:, 0] > rows[:, 1]).any():
+        raise ValueError(f"{name}: a task's part exceeds its whole")
+    return rows
+
+
+def cluster_bootstrap_interval(
+    counts: Sequence[tuple[float, float]],
+    *,
+    n_resamples: int = 10_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile interval of a pooled ratio (sum of parts over sum of wholes, e.g. RPR) by resampling
+    whole tasks with replacement; ``counts`` holds (part, whole) per task. One task gives NaN bounds (its
+    resamples all repeat it: the interval is undefined, as a t interval of one value)."""
+    _check_resamples(n_resamples)
+    check_confidence(confidence)
+    rows = _ratio_rows("counts", counts)
+    if rows.shape[0] == 1:
+        return math.nan, math.nan
+    ratios = pooled_ratio(rows[_task_draws(rows.shape[0], n_resamples, seed)])
+    alpha = 1.0 - confidence
+    low, high = np.quantile(ratios, [alpha / 2, 1.0 - alpha / 2])
+    return float(low), float(high)
+
+
+def paired_ratio_bootstrap(
+    a: Sequence[tuple[float, float]],
+    b: Sequence[tuple[float, float]],
+    *,
+    n_resamples: int = 10_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> PairedBootstrapResult:
+    """Paired cluster bootstrap of ``pooled_ratio(b) - pooled_ratio(a)``: each resample draws tasks with
+    replacement and keeps both conditions of a drawn task; interval and p as in :func:`paired_bootstrap`."""
+    _check_resamples(n_resamples)
+    check_confidence(confidence)
+    first, second = _ratio_rows("a", a), _ratio_rows("b", b)
+    if first.shape != second.shape:
+        raise ValueError(f"paired counts differ in length: {len(first)} vs {len(second)}")
+    delta = float(pooled_ratio(second) - pooled_ratio(first))
+    indices = _task_draws(first.shape[0], n_resamples, seed)
+    return _bootstrap_result(delta, pooled_ratio(second[indices]) - pooled_ratio(first[indices]), confidence)
+
+
+def _swap_masks(n: int, n_resamples: int, seed: int) -> tuple[Iterator[np.ndarray], int, bool]:
+    """Which tasks swap conditions, in chunks of rows (one row per permutation): all ``2**n`` rows up to
+    ``EXACT_PERMUTATION_MAX`` tasks, else ``n_resamples`` seeded rows; their count; whether exact."""
+    exact = n <= EXACT_PERMUTATION_MAX
+    total = 2**n if exact else n_resamples
+    bits = np.arange(n, dtype=np.int64)
+
+    def chunks() -> Iterator[np.ndarray]:
+        rng = np.random.default_rng(seed)
+        for start in range(0, total, PERMUTATION_CHUNK):
+            size = min(PERMUTATION_CHUNK, total - start)
+            if exact:
+                codes = np.arange(start, start + size, dtype=np.int64)[:, None]
+                yield (codes >> bits) & 1 == 1
+            else:
+                yield rng.random((size, n)) < 0.5
+
+    return chunks(), total, exact
+
+
+def paired_permutation_test(
+    a: Sequence[float] | Sequence[tuple[float, float]],
+    b: Sequence[float] | Sequence[tuple[float, float]],
+    *,
+    statistic: TaskStatistic = task_mean,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> PermutationResult:
+    """Two-sided paired permutation test of ``statistic(b) - statistic(a)`` over tasks.
+
+    Under the null hypothesis the two conditions of each task are exchangeable, so every way of swapping
+    them within tasks is equally likely (for a mean, a sign flip of each task's difference). The p-value is
+    the share of swaps whose difference is at least as far from 0 as the observed one. Tasks whose two
+    conditions are identical are left out (swapping them changes nothing, so the p-value is the same);
+    with up to ``EXACT_PERMUTATION_MAX`` others every swap is enumerated, otherwise ``n_resamples`` seeded
+    random swaps give ``(1 + hits) / (1 + n_resamples)``. With no differing task the p-value is 1.
+    ``a`` and ``b`` hold a value per task (``task_mean``) or (part, whole) per task (``pooled_ratio``).
+    """
+    _check_resamples(n_resamples)
+    first, second = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if first.shape != second.shape:
+        raise ValueError(f"paired values differ in shape: {first.shape} vs {second.shape}")
+    if first.shape[0] == 0:
+        raise ValueError("paired values are empty")
+    if not (np.isfinite(first).all() and np.isfinite(second).all()):
+        raise ValueError("paired values must be finite")
+    first, second = first.reshape(first.shape[0], -1), second.reshape(second.shape[0], -1)
+    delta = float(statistic(second) - statistic(first))
+    differing = (first != second).any(axis=1)
+    n = int(differing.sum())
+    if n == 0:
+        return PermutationResult(delta=delta, p_value=1.0, exact=True, n_resamples=1)
+    same = first[~differing]  # identical in both conditions: the same rows on either side of every swap
+    chunks, total, exact = _swap_masks(n, n_resamples, seed)
+    hits = 0
+    for masks in chunks:
+        swapped = masks[:, :, None]
+        shared = np.broadcast_to(same, (len(masks), *same.shape))
+        left = np.concatenate([np.where(swapped, second[differing], first[differing]), shared], axis=1)
+        right = np.concatenate([np.where(swapped, first[differing], second[differing]), shared], axis=1)
+        hits += int(np.sum(np.abs(statistic(right) - statistic(left)) >= abs(delta) - TIE_TOLERANCE))
+    p_value = hits / total if exact else (1 + hits) / (1 + total)
+    return PermutationResult(delta=delta, p_value=min(1.0, p_value), exact=exact, n_resamples=total)

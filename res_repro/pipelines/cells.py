@@ -13,7 +13,8 @@ from omegaconf import DictConfig
 
 from res_repro.agents import Agent
 from res_repro.evaluation.metrics import MetricSettings, RateEstimate, mean_with_ci, rate_with_ci
-from res_repro.evaluation.statistics import mcnemar_exact, paired_bootstrap
+from res_repro.evaluation.statistics import mcnemar_exact, paired_bootstrap, paired_permutation_test
+from res_repro.evaluation.summary import PERMUTATION
 
 NOT_RUN = "n/a (scripted)"
 """What a token cell says when every agent is scripted: no model is called, so there are no tokens."""
@@ -30,10 +31,11 @@ def pct(value: float) -> str:
 
 
 def format_p(p: float | None, n_bootstrap: int) -> str:
-    """A p-value for a table; a bootstrap p of 0 is reported as below its resolution."""
+    """A p-value for a table; a bootstrap p of 0 is reported as below its resolution (``n_bootstrap``;
+    0 for a p that is never 0)."""
     if p is None:
         return ""
-    return f"<{1 / n_bootstrap:.0e}" if p == 0 else f"{p:.3g}"
+    return f"<{1 / n_bootstrap:.0e}" if p == 0 and n_bootstrap else f"{p:.3g}"
 
 
 def rate_cells(flags: Sequence[bool], confidence: float, scale: float = 100.0) -> list[str]:
@@ -77,8 +79,13 @@ def mcnemar_cell(control: Sequence[bool] | None, flags: Sequence[bool]) -> str:
     return "" if control is None else f"{mcnemar_exact(list(control), list(flags)).p_value:.3g}"
 
 
+BOOTSTRAP_TEST = f"paired bootstrap, with a {PERMUTATION} p beside it in brackets"
+"""What a bootstrap cell holds, for a table's notes."""
+
+
 def bootstrap_cell(control: Sequence[float] | None, values: Sequence[float], settings: MetricSettings) -> str:
-    """Paired bootstrap p of the mean of ``values`` against ``control`` (blank without a control)."""
+    """Paired bootstrap p of the mean of ``values`` against ``control``, and beside it the paired
+    permutation p of the same mean (blank without a control)."""
     if control is None:
         return ""
     result = paired_bootstrap(
@@ -88,7 +95,10 @@ def bootstrap_cell(control: Sequence[float] | None, values: Sequence[float], set
         confidence=settings.confidence,
         seed=settings.seed,
     )
-    return format_p(result.p_value, settings.n_bootstrap)
+    permutation = paired_permutation_test(
+        list(control), list(values), n_resamples=settings.n_bootstrap, seed=settings.seed
+    )
+    return f"{format_p(result.p_value, settings.n_bootstrap)} ({format_p(permutation.p_value, 0)})"
 
 
 def paper_cell(row: Mapping[str, Any] | None, key: str) -> str:
@@ -103,7 +113,8 @@ def agent_note(agents: Mapping[str, Agent]) -> str:
     """Which agents produced the numbers, each labelled scripted or model."""
     kinds = ", ".join(agent_label(key, agent) for key, agent in agents.items())
     return (
-        f"Agents: {kinds}. Scripted agents are deterministic programs, not models; the paper's values "
+        f"Agents: {kinds}. Scripted agents are programs, not models (an explorer varies only through its "
+        "episode seed, which orders the alternatives it tries); the paper's values "
         "(the 'paper' columns, from its DeepSeek-V4.1-Flash runs) are not results of this harness."
     )
 

@@ -1,8 +1,13 @@
 """Table 1: agents on the original and the last accepted RES environment of each seed task.
 
 Each agent makes one attempt per task in both conditions; the two are compared task by task (exact
-McNemar for pass rates, paired bootstrap for scores). The paper's reported figures sit in their own
-"paper" column; scripted agents are labelled as such.
+McNemar for pass rates; paired bootstrap and, beside it, a paired permutation test for scores and RPR).
+The paper's reported figures sit in their own "paper" column; scripted agents are labelled as such.
+
+What holds by construction is marked, not reported as evidence: the scaling target's +RES row (each
+lineage grows until the target fails to fulfil its newest node, so that row was selected against it) sits
+apart from the agents that were not selected against, and an agent whose outcomes cannot vary (not
+seeded) gets no p-value.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import MetricSettings
 from res_repro.evaluation.runner import EpisodeRequest
-from res_repro.evaluation.summary import metrics_for
+from res_repro.evaluation.summary import Metric, metrics_for, statistics_note
 from res_repro.pipelines.cells import format_p, interval_text, metric_settings, pct
 from res_repro.pipelines.costs import DryRunPlan, report_usage
 from res_repro.pipelines.lineages import (
@@ -32,6 +37,9 @@ from res_repro.pipelines.reporting import publish, write_episodes
 from res_repro.reporting.tables import Table
 
 ORIGINAL, RES = "original", "+RES"
+BY_CONSTRUCTION = "by construction"
+DETERMINISTIC = "deterministic"
+TARGET_KIND = "scaling target"
 
 
 def _display(agent: Agent, models: Mapping[str, object]) -> tuple[str, str]:
@@ -41,6 +49,11 @@ def _display(agent: Agent, models: Mapping[str, object]) -> tuple[str, str]:
     return str(getattr(models.get(agent.name), "name", agent.name)), "model"
 
 
+def _p_cell(p: float | None, marker: str | None, settings: MetricSettings) -> str:
+    """A p-value, or the marker saying why there is none to report."""
+    return marker if marker and p is not None else format_p(p, settings.n_bootstrap)
+
+
 def build_table1(
     records: Mapping[tuple[str, str], Sequence[EpisodeRecord]],
     *,
@@ -48,38 +61,49 @@ def build_table1(
     agents: Mapping[str, Agent],
     models: Mapping[str, object],
     settings: MetricSettings,
+    target: str | None = None,
+    target_stops: int = 0,
 ) -> tuple[Table, dict[str, float]]:
-    """Rows per (agent, condition) with intervals and paired p-values, then the paper's rows."""
+    """Rows per (agent, condition) with intervals and paired p-values, then the paper's rows.
+
+    ``target`` is the scaling target's agent key when it is also evaluated, and ``target_stops`` the
+    number of lineages that ended because it fulfilled their newest node in none of its attempts: its
+    rows come last, marked as the scaling target, its +RES row "by construction"."""
     metrics, prefix = metrics_for(benchmark)
     columns = ["agent", "agent kind", "environment", "n"]
     for metric in metrics:
-        columns += [
-            f"{metric.label} (%)",
-            f"{settings.confidence:.0%} CI",
-            f"paired p ({metric.label})",
-            "paper",
-        ]
+        columns += [f"{metric.label} (%)", f"{settings.confidence:.0%} CI", f"paired p ({metric.label})"]
+        if metric.permutation is not None:
+            columns.append(f"permutation p ({metric.label})")
+        columns.append("paper")
     table = Table(title=f"Table 1 ({benchmark}): original vs last accepted RES environment", columns=columns)
     logged: dict[str, float] = {}
     paper = {(row["model"], row["env"]): row for row in paper_rows("table1")}
-    for key, agent in agents.items():
+    order = [key for key in agents if key != target] + [key for key in agents if key == target]
+    for key in order:
+        agent = agents[key]
         name, kind = _display(agent, models)
+        if key == target:
+            kind = f"{kind}, {TARGET_KIND}"
         for condition in (ORIGINAL, RES):
             mine = records.get((key, condition))
             if not mine:
                 continue
-            cells: list[object] = [name, kind, condition, len(mine)]
+            selected = key == target and condition == RES
+            marker = BY_CONSTRUCTION if selected else None if agent.seeded else DETERMINISTIC
+            shown = f"{condition} ({BY_CONSTRUCTION})" if selected else condition
+            cells: list[object] = [name, kind, shown, len(mine)]
             for metric in metrics:
                 estimate = metric.estimate(mine, settings)
                 base = records.get((key, ORIGINAL))
-                p = metric.paired(base, mine, settings) if condition == RES and base else None
+                compared = condition == RES and bool(base)
+                p = metric.paired(base, mine, settings) if compared else None
                 reported = paper.get((name, "original" if condition == ORIGINAL else "res"), {})
-                cells += [
-                    pct(estimate.value),
-                    interval_text(estimate),
-                    format_p(p, settings.n_bootstrap),
-                    reported.get(f"{prefix}_{metric.paper_suffix}", "") if prefix else "",
-                ]
+                cells += [pct(estimate.value), interval_text(estimate), _p_cell(p, marker, settings)]
+                if metric.permutation is not None:
+                    perm = metric.permutation(base, mine, settings) if compared else None
+                    cells.append(_p_cell(perm, marker, settings))
+                cells.append(reported.get(f"{prefix}_{metric.paper_suffix}", "") if prefix else "")
                 logged[f"{key}.{condition.lstrip('+').lower()}.{metric.paper_suffix}"] = estimate.value
             table.add_row(*cells)
     run_models = {_display(a, models)[0] for a in agents.values() if not a.scripted}
@@ -88,19 +112,46 @@ def build_table1(
             continue
         cells = [model, "model", ORIGINAL if env == "original" else RES, ""]
         for metric in metrics:
-            cells += ["not run", "", "", row.get(f"{prefix}_{metric.paper_suffix}", "")]
+            cells += ["not run", "", ""] + ([""] if metric.permutation is not None else [])
+            cells.append(row.get(f"{prefix}_{metric.paper_suffix}", ""))
         table.add_row(*cells)
+    table.notes = table1_notes(agents, metrics, settings, target, target_stops)
+    return table, logged
+
+
+def table1_notes(
+    agents: Mapping[str, Agent],
+    metrics: Sequence[Metric],
+    settings: MetricSettings,
+    target: str | None,
+    target_stops: int,
+) -> list[str]:
+    """What the rows are, what holds by construction, and which interval and test each column uses."""
     scripted = [a.name for a in agents.values() if a.scripted]
-    table.notes = [
+    fixed = [a.name for a in agents.values() if not a.seeded]
+    notes = [
         "Each agent makes one attempt per task in each environment; +RES is the last accepted environment of "
         "each seed task's lineage.",
-        f"Scripted agents ({', '.join(scripted) or 'none'}) are deterministic programs, not models.",
+        f"Scripted agents ({', '.join(scripted) or 'none'}) are programs, not models. Explorers vary only "
+        "through the episode seed, which orders the alternatives they try; their p-values describe this "
+        "sample of tasks and seeds, not a model's sampling.",
         "The 'paper' column holds the RES paper's reported figures (its models, its benchmarks); they are "
         "not results of this harness. 'not run' rows need the model's API key (models=api or models=paper).",
-        f"Intervals: Wilson for rates, Student t for mean scores, at {settings.confidence:.0%}. "
-        "Paired p: exact McNemar for rates, paired bootstrap for scores and RPR.",
+        statistics_note(metrics, settings.confidence),
     ]
-    return table, logged
+    if fixed:
+        notes.append(
+            f"{', '.join(fixed)}: outcomes cannot vary with the seed, so no p-value is given "
+            f"('{DETERMINISTIC}')."
+        )
+    if target is not None:
+        notes.append(
+            f"{target} is the scaling target and is reported apart: each lineage grew until {target} "
+            f"fulfilled its newest node in none of its attempts ({target_stops} lineage(s) stopped so), so "
+            f"its +RES row is low {BY_CONSTRUCTION} (as in the paper) and is no evidence about RES; the "
+            "other agents were not selected against."
+        )
+    return notes
 
 
 def paired_records(
@@ -152,8 +203,15 @@ def run_table1(cfg: DictConfig) -> Table:
     }
     flat = run_requests(cfg, table1_requests(list(agents), conditions), agents)
     records = paired_records(flat, list(agents), len(tasks))
+    target = cfg.scaling.target if cfg.scaling.target in agents else None
     table, metrics = build_table1(
-        records, benchmark=cfg.benchmark.name, agents=agents, models=cfg.models, settings=metric_settings(cfg)
+        records,
+        benchmark=cfg.benchmark.name,
+        agents=agents,
+        models=cfg.models,
+        settings=metric_settings(cfg),
+        target=target,
+        target_stops=sum(lineage.stop_reason == "target_failed" for lineage in lineages),
     )
     metrics.update(report_usage(cfg, flat))
     depths = [lineage.last.manifest.depth for lineage in lineages]

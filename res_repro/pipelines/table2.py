@@ -258,8 +258,9 @@ def table2_notes(
     if scripted:
         notes.insert(
             1,
-            f"Scripted teachers ({', '.join(scripted)}) are deterministic programs following the seed task's "
-            "reference plan, not models; their trajectories are labelled scripted in the JSONL metadata.",
+            f"Scripted teachers ({', '.join(scripted)}) are programs following the seed task's reference "
+            "plan (varied only by the episode seed's order of alternatives), not models; their trajectories "
+            "are labelled scripted in the JSONL metadata.",
         )
     if sft.init == "tiny":
         notes.append(

@@ -23,6 +23,7 @@ from res_repro.pipelines.ablations import (
     write_ablation_episodes,
 )
 from res_repro.pipelines.cells import (
+    BOOTSTRAP_TEST,
     PERCENT,
     agent_label,
     agent_note,
@@ -114,7 +115,7 @@ def build_component_table(
         f"{settings.threshold:.2f}; Score: mean native score x 100. Lower values mean harder environments.",
         "Paired p against the full RES control ("
         + "; ".join(f"{LABELS[c]} vs {LABELS[CONTROLS[c]]}" for c in part.conditions)
-        + "): exact McNemar for Pass@1, paired bootstrap for Score. Intervals: Wilson, Student t.",
+        + f"): exact McNemar for Pass@1; for Score a {BOOTSTRAP_TEST}. Intervals: Wilson, Student t.",
         "Rebuilt variants share each task's planned depth d_i (the saved lineage's depth), the proposer, "
         f"the revision budget and one rebuild seed ({cfg.ablation.rebuild_seed}).",
     ]

@@ -14,6 +14,7 @@ from omegaconf import DictConfig
 
 from res_repro.evaluation.metrics import mean_score, pass_at_1, pass_flags
 from res_repro.pipelines.cells import (
+    BOOTSTRAP_TEST,
     PERCENT,
     agent_label,
     agent_note,
@@ -59,7 +60,7 @@ def build_table3c(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str,
     table.notes = [
         agent_note(data.agents),
         f"Cap c evaluates each seed's last accepted environment at depth <= c (stopped lineages keep their "
-        f"final one). Paired p against cap {control}: exact McNemar (Pass@1), paired bootstrap (Score).",
+        f"final one). Paired p against cap {control}: exact McNemar (Pass@1); for Score a {BOOTSTRAP_TEST}.",
         "The paper lists caps 0, 1, 2, 3, 5 and 10 for its 105 seeds but its text gives no per-cap values, "
         "so there is no paper column; Figure A4 plots the same rows.",
     ]

@@ -15,6 +15,7 @@ from omegaconf import DictConfig
 from res_repro.evaluation.metrics import pass_flags
 from res_repro.pipelines.budgets import continuing, historical_values, reach
 from res_repro.pipelines.cells import (
+    BOOTSTRAP_TEST,
     NOT_RUN,
     PERCENT,
     agent_label,
@@ -78,7 +79,7 @@ def build_table_a4(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str
         "at budget d is the mean over j = 0..d, and the table averages seeds equally. current: the retained "
         "state at d alone. Reach: chains attaining depth d; continue: chains exceeding it.",
         "Pass@1 count: retained states with native score >= "
-        f"{settings.threshold:.2f}. Bootstrap p: paired bootstrap of historical Score at d against d = 0.",
+        f"{settings.threshold:.2f}. Bootstrap p: historical Score at d against d = 0, {BOOTSTRAP_TEST}.",
         "The paper's Table A4 values break the bounds of a historical mean over j = 0..d (its d = 5 turns, "
         "49.10, exceed (3.55 + 5 x 50) / 6 = 42.26; its d = 5 score, 11.84, is under 87.84 / 6 = 14.64), so "
         "they read as current retained-state means: compare them with the 'current' columns. Tokens: target "

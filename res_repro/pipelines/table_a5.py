@@ -18,6 +18,7 @@ from res_repro.pipelines.ablations import (
     write_ablation_episodes,
 )
 from res_repro.pipelines.cells import (
+    BOOTSTRAP_TEST,
     PERCENT,
     agent_label,
     agent_note,
@@ -74,7 +75,7 @@ def build_table_a5(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
         agent_note(data.agents),
         "Scores are native scores x 100 (success at 80 or above). d_i: the saved lineage's depth, the "
         "planned depth shared by the rebuilt variants.",
-        "Paired p: paired bootstrap of mean score against the full RES control (Saved RES for "
+        f"Paired p: mean score against the full RES control, {BOOTSTRAP_TEST} (Saved RES for "
         "w/o dependencies; Rebuilt RES for w/o inheritance and Basic library; Original for both controls).",
         f"Rows marked '{PAPER_SOURCE}' are the paper's reported tasks (6 of its 15); they are not ours.",
     ]

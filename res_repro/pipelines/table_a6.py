@@ -18,6 +18,7 @@ from res_repro.pipelines.ablations import (
     write_ablation_episodes,
 )
 from res_repro.pipelines.cells import (
+    BOOTSTRAP_TEST,
     NOT_RUN,
     agent_label,
     agent_note,
@@ -77,7 +78,7 @@ def build_table_a6(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
         agent_note(data.agents),
         f"Tokens: '{NOT_RUN}' because scripted agents call no model; the paper's tokens are DeepSeek's "
         "input plus output. Wall seconds: mean episode wall time on this machine (sandbox included).",
-        "Bootstrap p: paired bootstrap of mean tool calls against the condition's control (Original for "
+        f"Bootstrap p: mean tool calls against the condition's control, {BOOTSTRAP_TEST} (Original for "
         "Saved and Rebuilt RES; Saved RES for w/o dependencies; Rebuilt RES for the other two).",
         "Scripted agents make one tool call per turn, so their turns equal their tool calls; the paper's "
         "model makes several calls per turn.",

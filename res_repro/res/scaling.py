@@ -2,7 +2,8 @@
 
 With inheritance a child extends its parent; without it, every round extends E0 independently and the
 last construction is the one evaluated. Recursion stops at the depth cap, when no valid child can be
-found within the revision budget, or when the target agent fails every attempt at the newest node. A
+found within the revision budget, or when the target agent fulfils the task completely (the paper's rule:
+full native score, every rubric item, the verifier passed) in none of its attempts at the newest node. A
 child is built from a copy of its parent plus its own change, so depth d costs d single steps, not d
 rebuilds; finished nodes are found again by id and reused.
 """
@@ -248,10 +249,11 @@ class Scaler:
         return None
 
     def evaluate_target(self, node: Node) -> list[dict[str, Any]]:
-        """The target's attempts at ``node`` (reused from the manifest when the same target ran before)."""
+        """The target's attempts at ``node`` (reused from the manifest when the same target ran before and
+        its outcomes say whether it fulfilled the task)."""
         assert self.target is not None
         fingerprint = self.target.fingerprint()
-        done = [o for o in node.manifest.target if o.get("agent") == fingerprint]
+        done = [o for o in node.manifest.target if o.get("agent") == fingerprint and "fulfilled" in o]
         if len(done) >= self.settings.target_attempts:
             return done
         outcomes = []
@@ -269,6 +271,7 @@ class Scaler:
                     "agent": fingerprint,
                     "attempt": attempt,
                     "passed": record.passed,
+                    "fulfilled": record.fulfilled,
                     "score": record.score,
                     "turns": record.turns,
                     "tool_calls": record.tool_calls,
@@ -280,7 +283,7 @@ class Scaler:
         return outcomes
 
     def _target_gives_up(self, node: Node) -> bool:
-        return self.target is not None and not any(o["passed"] for o in self.evaluate_target(node))
+        return self.target is not None and not any(o["fulfilled"] for o in self.evaluate_target(node))
 
     def scale(self, task: Task, depth_cap: int | None = None) -> LineageResult:
         """Scale one seed task until a stopping rule fires (``depth_cap`` overrides the settings')."""

@@ -3,7 +3,8 @@
 An explorer knows only the original reference plan of the seed task (``solution/solve.py`` for a
 tool-API task; ``solution/base_solve.sh``, or ``solution/solve.sh`` before any scaling, for a Harbor
 task). It reads that file once at the start; everything else it learns from tool results. Each tool
-call is one turn, within its tier's budget.
+call is one turn, within its tier's budget and the configured turn limit, and the episode stops at the
+configured time limit. The episode's seed orders the alternatives it tries (see ``choices``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from res_repro.agents.base import Agent, Attempt
+from res_repro.agents.explorer.choices import Choices
 from res_repro.agents.explorer.shell import ShellExplorer
 from res_repro.agents.explorer.tiers import BASIC, EXPERT, STANDARD, Skill, Tier
 from res_repro.agents.explorer.tool_client import AdaptiveClient
@@ -31,27 +33,47 @@ def plan_path(task: Task) -> Path | None:
 
 
 class ExplorerAgent(Agent):
-    """Runs the original plan through the environment's tools with one tier's skills and budget."""
+    """Runs the original plan through the environment's tools with one tier's skills and budget.
+
+    ``max_turns`` and ``time_limit_s`` are the run's limits (``agent_loop``, or the scaling target's turn
+    limit): the tier's budget is capped by ``max_turns``, and the episode stops when its time is spent.
+    """
 
     tier: ClassVar[Tier]
+
+    def __init__(self, *, max_turns: int | None = None, time_limit_s: float | None = None) -> None:
+        if max_turns is not None and max_turns < 1:
+            raise ValueError(f"max_turns must be at least 1, got {max_turns}")
+        self.max_turns = max_turns
+        self.time_limit_s = time_limit_s
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.name = cls.tier.name
 
+    @property
+    def budget(self) -> int:
+        """The turns an episode may spend: the tier's budget within the turn limit."""
+        return self.tier.budget if self.max_turns is None else min(self.tier.budget, self.max_turns)
+
     def fingerprint(self) -> dict[str, Any]:
-        """The tier: its name, budget, skills and repair limit."""
+        """The tier (name, skills, repair limit) and the limits that bind it (turns, time)."""
         return {
             "name": self.name,
             "tier": self.tier.name,
-            "budget": self.tier.budget,
+            "budget": self.budget,
             "skills": sorted(self.tier.skills),
             "recoveries_per_call": self.tier.recoveries_per_call,
+            "max_turns": self.max_turns,
+            "time_limit_s": self.time_limit_s,
         }
 
     def run(self, task: Task, environment: Environment, attempt: Attempt) -> AgentOutcome:
-        """Follow the plan; stop with an answer, without one when the plan fails, or at the budget."""
-        trace = Trace(environment, self.tier.budget, self.name, task.instruction)
+        """Follow the plan; stop with an answer, without one when the plan fails, or at a limit (turns or
+        time). ``attempt.seed`` orders the alternatives the explorer tries."""
+        limit = float("inf") if self.time_limit_s is None else self.time_limit_s
+        trace = Trace(environment, self.budget, self.name, task.instruction, time_limit_s=limit)
+        choices = Choices(f"{attempt.seed}-{task.task_id}")
         path = plan_path(task)
         if path is None:
             trace.note("There is no reference plan to follow, so I stop here.")
@@ -59,23 +81,28 @@ class ExplorerAgent(Agent):
         try:
             if format_of(task).interface == "shell":
                 plan = path.read_text(encoding="utf-8")
-                explorer = ShellExplorer(trace, self.tier, context=f"{plan}\n{task.instruction}")
+                explorer = ShellExplorer(
+                    trace, self.tier, context=f"{plan}\n{task.instruction}", choices=choices
+                )
                 succeeded, summary = explorer.run(plan)
                 answer, error = (summary, None) if succeeded else (None, summary)
             else:
-                answer, error = self._run_program(path, environment, trace, task.instruction), None
+                answer = self._run_program(path, environment, trace, task.instruction, choices)
+                error = None
         except BudgetExhausted as exc:
             trace.note(f"I stop: {exc}.")
-            return self._outcome(StopReason.TURN_LIMIT, trace, None, str(exc))
+            return self._outcome(exc.stop_reason, trace, None, str(exc))
         except Exception as exc:  # the plan broke on something the tier could not repair
             answer, error = None, f"{type(exc).__name__}: {exc}"
         trace.note(answer if answer is not None else f"I could not complete the plan: {error}")
         return self._outcome(StopReason.ANSWERED, trace, answer, error)
 
-    def _run_program(self, path: Path, environment: Environment, trace: Trace, instruction: str) -> str:
+    def _run_program(
+        self, path: Path, environment: Environment, trace: Trace, instruction: str, choices: Choices
+    ) -> str:
         """Run the plan's ``solve`` with the adaptive client; its return value is the answer."""
         solve = load_function(path, "solve")
-        client = AdaptiveClient(trace, self.tier, environment.tools)
+        client = AdaptiveClient(trace, self.tier, environment.tools, choices)
         if self.tier.has(Skill.POLICIES):
             client.read_policies()
         return str(call_solve(solve, client, instruction))

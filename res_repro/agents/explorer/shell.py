@@ -18,6 +18,7 @@ import shlex
 import subprocess
 from dataclasses import dataclass, field
 
+from res_repro.agents.explorer.choices import Choices
 from res_repro.agents.explorer.notes import Repair, commands_in, facts_of, ordered, repairs_of
 from res_repro.agents.explorer.tiers import Skill, Tier
 from res_repro.agents.explorer.trace import Trace
@@ -112,12 +113,14 @@ class ShellExplorer:
     """Runs a shell plan within a tier's budget and skills, repairing the workspace where it can.
 
     ``context`` is the plan and the instruction: the names in it (and in the notes) are the inputs
-    worth restoring from an archive.
+    worth restoring from an archive. ``choices`` orders the notes it reads (and so the repairs of equal
+    rank it tries first).
     """
 
     trace: Trace
     tier: Tier
     context: str
+    choices: Choices
     words: set[str] = field(init=False)
     notes: dict[str, list[Repair]] = field(default_factory=dict)  # repairs each note read calls for
     done: dict[str, frozenset[str]] = field(default_factory=dict)  # repairs that succeeded: what they read
@@ -176,7 +179,7 @@ class ShellExplorer:
         for _ in range(MAX_ROUNDS):
             listing, links = self.survey(why)
             why = "Look at /app again after the repairs."
-            for note in sorted(p for p in listing if is_note(p) and p not in self.notes):
+            for note in self.choices.order(sorted(p for p in listing if is_note(p) and p not in self.notes)):
                 self.read_note(note)
             pending = [r for repairs in self.notes.values() for r in repairs]
             if self.tier.has(Skill.RESTORE):

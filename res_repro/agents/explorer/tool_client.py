@@ -8,7 +8,9 @@ into a retry (a token, a session, an alias in place of an id) or, when the envir
 to it, takes that call's answer instead (a replacement listing, an archive, a bulk fetch, an export);
 fetches a credential again when the old one stops working; polls jobs until they are done; fetches
 record fields kept elsewhere (attachments) or decodes them (codecs); and applies the data policies the
-services state. Everything it knows comes from tool results.
+services state. Everything it knows comes from tool results. Where two moves are equally plausible
+(two calls a hint spells out in full, which policy to read first) the episode's seeded
+:class:`Choices` pick the order.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from res_repro.agents.explorer.choices import Choices
 from res_repro.agents.explorer.decoding import try_decode
 from res_repro.agents.explorer.policies import POLICY_TOOL_SUFFIX, Rule, apply_rules, parse_rules
 from res_repro.agents.explorer.tiers import Skill, Tier
@@ -135,9 +138,10 @@ def map_records(body: Any, change: Callable[[dict[str, Any]], dict[str, Any]]) -
 class AdaptiveClient:
     """The ``call`` handed to a tool-API plan, with the recovery skills of one tier."""
 
-    def __init__(self, trace: Trace, tier: Tier, specs: Sequence[ToolSpec]) -> None:
+    def __init__(self, trace: Trace, tier: Tier, specs: Sequence[ToolSpec], choices: Choices) -> None:
         self.trace = trace
         self.tier = tier
+        self.choices = choices
         self.specs = {spec.name: spec for spec in specs}
         self.learned: dict[str, dict[str, Any]] = {}  # per tool: credentials carried into its calls
         self.results: dict[str, ToolResponse] = {}  # prerequisite calls already made, by Step.key
@@ -164,8 +168,8 @@ class AdaptiveClient:
         return {k: v for fields in self.learned.values() for k, v in fields.items() if k in accepted}
 
     def read_policies(self) -> None:
-        """Read every policy tool that needs no arguments and keep the rules it states."""
-        for name, spec in sorted(self.specs.items()):
+        """Read every policy tool that needs no arguments (in the episode's order) and keep its rules."""
+        for name, spec in self.choices.order(sorted(self.specs.items())):
             if not name.endswith(POLICY_TOOL_SUFFIX) or _required(spec):
                 continue
             response = self.request(name, {}, f"Read the data policies behind {name} before starting.")
@@ -347,7 +351,8 @@ class AdaptiveClient:
         return None
 
     def step_in(self, text: str) -> Step | None:
-        """A call described in prose: the first tool named whose required arguments can all be given.
+        """A call described in prose: a tool named whose required arguments can all be given (the
+        episode's order picks among several).
 
         Arguments come from the text (``id 'x'``, or its only quoted value for a tool's only missing
         argument), then from what earlier calls returned. When no named tool can be called in full, the
@@ -359,9 +364,13 @@ class AdaptiveClient:
             if (match := re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)) is not None
         )
         drafts = [(name, self._arguments_in(name, text)) for _, name in named]
-        for name, arguments in drafts:
-            if all(prop in arguments for prop in _required(self.specs[name])):
-                return Step(name, arguments)
+        complete = [
+            Step(name, arguments)
+            for name, arguments in drafts
+            if all(prop in arguments for prop in _required(self.specs[name]))
+        ]
+        if complete:
+            return self.choices.order(complete)[0]
         for name, arguments in drafts:
             missing = [p for p in _required(self.specs[name]) if p not in arguments]
             if all(_properties(self.specs[name]).get(p, {}).get("type") == "string" for p in missing):

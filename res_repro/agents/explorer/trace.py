@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from res_repro.agents.llm_agent import truncate_middle
+from res_repro.env.outcome import StopReason
 from res_repro.env.tools import ToolCall, ToolResponse
 
 if TYPE_CHECKING:
@@ -16,19 +18,36 @@ TOOL_OUTPUT_CHARS = 4000  # how much of each tool result the trace keeps
 
 
 class BudgetExhausted(BaseException):
-    """The budget of turns is spent.
+    """The budget of turns or the time limit is spent; ``stop_reason`` says which.
 
     It derives from BaseException so that a plan's own ``except Exception`` (a retry helper, say) cannot
-    swallow it: running out of turns ends the episode wherever the plan happens to be.
+    swallow it: running out of turns or time ends the episode wherever the plan happens to be.
     """
+
+    def __init__(self, message: str, stop_reason: StopReason) -> None:
+        super().__init__(message)
+        self.stop_reason = stop_reason
 
 
 class Trace:
-    """Dispatches tool calls through the environment, one turn each, and keeps an OpenAI-style record."""
+    """Dispatches tool calls through the environment, one turn each, and keeps an OpenAI-style record.
 
-    def __init__(self, environment: Environment, budget: int, agent: str, instruction: str) -> None:
+    ``budget`` caps the turns; ``time_limit_s`` caps the episode's time, counted as the wall-clock time
+    since the trace began plus the waiting it accounts for (a Retry-After waited out on paper still
+    spends the agent's time)."""
+
+    def __init__(
+        self,
+        environment: Environment,
+        budget: int,
+        agent: str,
+        instruction: str,
+        time_limit_s: float = float("inf"),
+    ) -> None:
         self.environment = environment
         self.budget = budget
+        self.time_limit_s = time_limit_s
+        self.started = time.monotonic()
         self.tool_calls = 0
         self.waited_s = 0.0
         self.recoveries = 0
@@ -41,7 +60,10 @@ class Trace:
     def call(self, tool: str, arguments: Mapping[str, Any], why: str) -> ToolResponse:
         """Dispatch one call as one turn, recording why it was made and what came back."""
         if self.tool_calls >= self.budget:
-            raise BudgetExhausted(f"the budget of {self.budget} turns is spent")
+            raise BudgetExhausted(f"the budget of {self.budget} turns is spent", StopReason.TURN_LIMIT)
+        if self.elapsed_s() >= self.time_limit_s:
+            limit = f"the time limit of {self.time_limit_s:g} s is spent"
+            raise BudgetExhausted(limit, StopReason.TIME_LIMIT)
         self.tool_calls += 1
         call_id = f"call_{self.tool_calls}"
         self.messages.append(
@@ -66,6 +88,10 @@ class Trace:
             }
         )
         return response
+
+    def elapsed_s(self) -> float:
+        """The episode's time so far: wall-clock time plus the waiting accounted for."""
+        return time.monotonic() - self.started + self.waited_s
 
     def wait(self, seconds: float) -> None:
         """Account for waiting out a Retry-After without sleeping (scripted agents run at full speed)."""

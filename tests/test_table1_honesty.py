@@ -1,0 +1,78 @@
+"""Table 1 separates evidence from construction: the scaling target's +RES row is marked and reported
+apart, agents whose outcomes cannot vary get no p-value, and the notes name every interval and test."""
+
+from __future__ import annotations
+
+from hydra_config import metric_settings
+
+from res_repro.agents.explorer import ExpertExplorer, StandardExplorer
+from res_repro.agents.reference import OracleAgent
+from res_repro.env.grade import Grade, RubricItem
+from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.pipelines.table1 import BY_CONSTRUCTION, DETERMINISTIC, ORIGINAL, RES, build_table1
+
+
+def _record(benchmark: str, score: float, rubric: tuple[bool, ...] = ()) -> EpisodeRecord:
+    items = tuple(RubricItem(str(i), p) for i, p in enumerate(rubric))
+    return EpisodeRecord(
+        episode_id="e",
+        task_id="t",
+        benchmark=benchmark,
+        task_hash="h",
+        agent="a",
+        scripted=True,
+        environment="original",
+        sandbox="local",
+        stop_reason="answered",
+        grade=Grade(score=score, passed=score >= 0.8, rubric=items),
+    )
+
+
+def test_the_target_row_is_marked_and_reported_last() -> None:
+    agents = {
+        "explorer-standard": StandardExplorer(),
+        "oracle": OracleAgent(),
+        "explorer-expert": ExpertExplorer(),
+    }
+    records = {}
+    for key in agents:
+        records[key, ORIGINAL] = [_record("claw_bundled", s) for s in (1.0, 0.9, 1.0, 0.5)]
+        records[key, RES] = [_record("claw_bundled", s) for s in (0.2, 0.9, 0.0, 0.5)]
+    table, _ = build_table1(
+        records,
+        benchmark="claw_bundled",
+        agents=agents,
+        models={},
+        settings=metric_settings(n_bootstrap=500),
+        target="explorer-standard",
+        target_stops=3,
+    )
+    names = [row[0] for row in table.rows if row[1] != "model"]
+    assert names[-2:] == ["explorer-standard", "explorer-standard"]  # apart, after the others
+    target_res = next(r for r in table.rows if r[0] == "explorer-standard" and r[2].startswith(RES))
+    assert BY_CONSTRUCTION in target_res[2] and "scaling target" in target_res[1]
+    p_columns = [i for i, c in enumerate(table.columns) if c.startswith(("paired p", "permutation p"))]
+    assert len(p_columns) == 3  # Pass@1 (McNemar), Score (bootstrap and permutation)
+    assert all(target_res[i] == BY_CONSTRUCTION for i in p_columns)
+    oracle_res = next(r for r in table.rows if r[0] == "oracle" and r[2] == RES)
+    assert all(oracle_res[i] == DETERMINISTIC for i in p_columns)
+    expert_res = next(r for r in table.rows if r[0] == "explorer-expert" and r[2] == RES)
+    assert all(float(expert_res[i]) > 0 for i in p_columns)
+    notes = " ".join(table.notes)
+    assert "3 lineage(s)" in notes and "exact McNemar" in notes and "permutation" in notes
+
+
+def test_rpr_uses_a_cluster_interval_and_tests_on_the_same_quantity() -> None:
+    agents = {"explorer-expert": ExpertExplorer()}
+    full, half = (True, True, True, True), (True, True, False, False)
+    records = {
+        ("explorer-expert", ORIGINAL): [_record("workspace_bundled", 1.0, full) for _ in range(4)],
+        ("explorer-expert", RES): [_record("workspace_bundled", 0.5, half) for _ in range(4)],
+    }
+    table, _ = build_table1(
+        records, benchmark="workspace_bundled", agents=agents, models={}, settings=metric_settings()
+    )
+    res = next(r for r in table.rows if r[2] == RES)
+    column = table.columns.index("permutation p (RPR)")
+    assert float(res[column]) == 2 / 16  # four tasks all worse: 2 of 16 swaps reach the observed drop
+    assert "per-task cluster bootstrap interval" in " ".join(table.notes)
