@@ -9,8 +9,9 @@ from typing import Any, ClassVar
 from res_repro.env.formats.tool_api import ToolDef, ToolDraft, ToolError
 from res_repro.env.tools import ToolResponse
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
-from res_repro.res.operators.base import Call, Family, Operator
+from res_repro.res.operators.base import Call, Family
 from res_repro.res.operators.tool_common import (
+    ToolOperator,
     add_argument,
     add_outer_layer,
     body_field,
@@ -36,7 +37,6 @@ from res_repro.res.operators.tool_common import (
 
 VAULT_SERVICE = "vault"
 VAULT_TOOL = "vault_get_secret"
-COMPOSE_SHARE = 0.6  # how often an operator builds on an earlier artifact when it can
 MAX_POLLS = 50
 
 
@@ -89,12 +89,11 @@ def _first_edge(params: dict[str, Any], service: str, node: str, what: str, obse
     return Edge(OBSERVATION, node, observed)
 
 
-class RequireToken(Operator):
+class RequireToken(ToolOperator):
     """A service's tools demand a token kept in a vault record, which the error message points to."""
 
     name = "require_token"
     family = Family.EXECUTION_DEPENDENCIES
-    kind = "tool"
     description = "The listed tools of a service require a `token`; the token lives in a vault record."
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
@@ -180,12 +179,11 @@ class RequireToken(Operator):
         return authed
 
 
-class OpenSession(Operator):
+class OpenSession(ToolOperator):
     """A service's tools need a session opened first; a session expires after a few calls."""
 
     name = "open_session"
     family = Family.EXECUTION_DEPENDENCIES
-    kind = "tool"
     description = (
         "The service's `tools` need a `session` from `open_tool`, valid for `ttl` calls; then they answer "
         "401 and a new session must be opened. Composes on a token: opening then needs the service token "
@@ -211,7 +209,7 @@ class OpenSession(Operator):
             return None
         guarded = _token_guarded(draft, graph)
         composed = [s for s in services if guarded.get(s, set()) & {t.name for t in open_tools}]
-        use_token = bool(composed) and rng.random() < COMPOSE_SHARE
+        use_token = bool(composed)  # composition wins whenever a token fits
         service = rng.choice(composed if use_token else services)
         open_tool = free_name(draft, f"{service}_open_session", f"open_{service}_session")
         if open_tool is None:
@@ -269,12 +267,11 @@ class OpenSession(Operator):
         return sessioned
 
 
-class CallQuota(Operator):
+class CallQuota(ToolOperator):
     """A get tool answers only a few calls; a bulk tool fetches many records in one call."""
 
     name = "call_quota"
     family = Family.EXECUTION_DEPENDENCIES
-    kind = "tool"
     description = (
         "A get tool answers `limit` calls per episode, then 429 naming `bulk_tool`, which takes a list of "
         "ids. Composes on tools earlier changes added (e.g. an attachment or alias tool)."
@@ -298,7 +295,7 @@ class CallQuota(Operator):
             if has_tool(draft, name) and tool(draft, name).operation == "get" and name not in replaced
         ]
         original = sorted(t.name for t in original_tools(draft) if t.operation == "get")
-        if composed and (not original or rng.random() < COMPOSE_SHARE):
+        if composed:  # composition wins whenever an earlier artifact fits
             name = rng.choice(composed)
             node: str | None = f"tool:{name}"
         elif original:
@@ -351,12 +348,11 @@ class CallQuota(Operator):
         return bulk
 
 
-class AsyncExport(Operator):
+class AsyncExport(ToolOperator):
     """A list tool becomes an asynchronous export: start a job, poll it until done, fetch the result."""
 
     name = "async_export"
     family = Family.EXECUTION_DEPENDENCIES
-    kind = "tool"
     description = (
         "A list tool answers 409: its records come from an export job (`start_tool` with the same "
         "arguments, `status_tool` polled until done after `polls` pending answers, then `result_tool`). "
@@ -379,7 +375,7 @@ class AsyncExport(Operator):
         listing = {t.name for t in list_tools(draft)}
         composed = [n for n in prefixed_nodes(graph, "tool:") if n in listing and n not in replaced]
         original = sorted(t.name for t in original_tools(draft) if t.name in listing)
-        if composed and (not original or rng.random() < COMPOSE_SHARE):
+        if composed:  # composition wins whenever an earlier artifact fits
             name = rng.choice(composed)
             node: str | None = f"tool:{name}"
         elif original:
@@ -435,12 +431,11 @@ class AsyncExport(Operator):
         return exported
 
 
-class RepairFirst(Operator):
+class RepairFirst(ToolOperator):
     """A tool is misconfigured (503, which retrying does not cure) until a repair call resets it."""
 
     name = "repair_first"
     family = Family.EXECUTION_DEPENDENCIES
-    kind = "tool"
     description = (
         "`tool` answers 503 'misconfigured' until `repair_tool` is called with the reset code the error "
         "names. Composes on a token: the repair then also needs the token that guards `tool`."
@@ -463,7 +458,7 @@ class RepairFirst(Operator):
             return None
         guarded = set().union(*_token_guarded(draft, graph).values())
         composed = [t for t in candidates if t.name in guarded]
-        use_token = bool(composed) and rng.random() < COMPOSE_SHARE
+        use_token = bool(composed)  # composition wins whenever a token fits
         chosen: ToolDef = rng.choice(sorted(composed if use_token else candidates, key=lambda t: t.name))
         repair_tool = free_name(draft, f"repair_{chosen.name}", f"{chosen.service}_repair_{chosen.name}")
         if repair_tool is None:
