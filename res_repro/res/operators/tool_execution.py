@@ -6,7 +6,7 @@ import copy
 import random
 from typing import Any, ClassVar
 
-from res_repro.env.formats.tool_api import ToolDef, ToolDraft, ToolError
+from res_repro.env.formats.tool_api import ToolDraft, ToolError
 from res_repro.env.tools import ToolResponse
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
 from res_repro.res.operators.base import Call, Family
@@ -431,6 +431,34 @@ class AsyncExport(ToolOperator):
         return exported
 
 
+LAYER_TOOLS = {"quota": ("bulk_tool", "bulk", "tool"), "sessions": ("open_tool", "session", "tools")}
+"""Layers whose tool a later repair can break: layer -> (its tool's param, graph node prefix, the param
+naming the tool(s) it stands in front of)."""
+
+
+def _layer_tools(draft: ToolDraft, graph: DependencyGraph) -> dict[str, tuple[str, str]]:
+    """Tools that earlier quota and session changes added and the graph names: name -> (node, service)."""
+    found = {}
+    for layer, (param, prefix, _) in LAYER_TOOLS.items():
+        for params in layer_params(draft, layer):
+            node = f"{prefix}:{params[param]}"
+            if node in graph.nodes:
+                found[params[param]] = (node, _service_of(draft, params[param]))
+    return found
+
+
+def _service_of(draft: ToolDraft, name: str) -> str:
+    """The service of a declared tool, or of the tool(s) an added bulk tool or session opener fronts."""
+    if has_tool(draft, name):
+        return tool(draft, name).service
+    for layer, (param, _, fronted) in LAYER_TOOLS.items():
+        for params in layer_params(draft, layer):
+            if params[param] == name:
+                front = params[fronted]
+                return tool(draft, front if isinstance(front, str) else front[0]).service
+    raise KeyError(name)
+
+
 class RepairFirst(ToolOperator):
     """A tool is misconfigured (503, which retrying does not cure) until a repair call resets it."""
 
@@ -438,7 +466,8 @@ class RepairFirst(ToolOperator):
     family = Family.EXECUTION_DEPENDENCIES
     description = (
         "`tool` answers 503 'misconfigured' until `repair_tool` is called with the reset code the error "
-        "names. Composes on a token: the repair then also needs the token that guards `tool`."
+        "names. Composes on a token (the repair then also needs the token that guards `tool`) or on the "
+        "bulk tool or session opener an earlier change added (`composed`: its node; it is the broken tool)."
     )
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
@@ -447,40 +476,49 @@ class RepairFirst(ToolOperator):
             "code": {"type": "string"},
             "token": nullable({"type": "string"}),
             "token_record": nullable({"type": "string"}),
+            "composed": nullable({"type": "string", "pattern": "^(bulk|session):"}),
         }
     )
 
     def propose(self, draft: ToolDraft, graph: DependencyGraph, rng: random.Random) -> dict[str, Any] | None:
-        """Pick an original tool, preferring one whose service has a token to compose on."""
+        """Pick a tool to break: one guarded by an earlier token, or a bulk tool or session opener an
+        earlier change added, when there is one; else an original tool."""
         broken = {params["tool"] for params in layer_params(draft, "broken_tool")}
         candidates = [t for t in original_tools(draft) if t.name not in broken and t.service != VAULT_SERVICE]
-        if not candidates:
-            return None
         guarded = set().union(*_token_guarded(draft, graph).values())
-        composed = [t for t in candidates if t.name in guarded]
-        use_token = bool(composed)  # composition wins whenever a token fits
-        chosen: ToolDef = rng.choice(sorted(composed if use_token else candidates, key=lambda t: t.name))
-        repair_tool = free_name(draft, f"repair_{chosen.name}", f"{chosen.service}_repair_{chosen.name}")
+        added = {name: found for name, found in _layer_tools(draft, graph).items() if name not in broken}
+        options = [(t.name, t.service, True) for t in candidates if t.name in guarded]
+        options += [(name, service, False) for name, (_, service) in added.items()]
+        if not options:  # composition wins whenever a token or an added tool fits
+            options = [(t.name, t.service, False) for t in candidates]
+        if not options:
+            return None
+        name, service, use_token = rng.choice(sorted(options))
+        repair_tool = free_name(draft, f"repair_{name}", f"{service}_repair_{name}")
         if repair_tool is None:
             return None
         return {
-            "tool": chosen.name,
+            "tool": name,
             "repair_tool": repair_tool,
             "code": token(rng, "RC"),
-            **_credential(draft, chosen.service if use_token else None),
+            **_credential(draft, service if use_token else None),
+            "composed": added[name][0] if name in added else None,
         }
 
     def apply(self, draft: ToolDraft, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
         """Add the broken-tool layer with its repair tool."""
-        service = tool(draft, params["tool"]).service
+        service = _service_of(draft, params["tool"])
         layer = {"tool": params["tool"], "repair_tool": params["repair_tool"], "code": params["code"]}
         add_outer_layer(draft, "broken_tool", {**layer, **_token_layer(params, service)})
         draft.add_adapter(self.name, params)
         repaired = f"repaired:{params['tool']}"
-        return [
-            _first_edge(params, service, repaired, "the repair needs the token", "the 503 names the repair"),
-            Edge(repaired, GOAL, f"{params['tool']} answers again"),
-        ]
+        if params.get("composed"):
+            first = Edge(params["composed"], repaired, "composed: the added tool is broken until repaired")
+        else:
+            first = _first_edge(
+                params, service, repaired, "the repair needs the token", "the 503 names the repair"
+            )
+        return [first, Edge(repaired, GOAL, f"{params['tool']} answers again")]
 
     def applied(self, draft: ToolDraft, params: dict[str, Any]) -> str | None:
         """The broken-tool layer is in the stack."""
