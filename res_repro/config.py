@@ -220,7 +220,8 @@ class ScalingConfig:
 class AblationConfig:
     """The component ablations (Tables 3A/3B, A5-A7): a slice of seed tasks and matched-budget rebuilds."""
 
-    tasks: int = 15  # seed tasks in the slice, evenly spaced over the benchmark
+    tasks: int = 15  # seed tasks in the cohort, evenly spaced over those that qualify
+    min_planned_depth: int = 3  # the paper's rule: a task qualifies when its saved lineage reached this depth
     rebuild_seed: int = 1  # seed of the rebuilt lineages (shared by every rebuild variant)
     rebuilds: dict[str, ScalingConfig] = field(default_factory=dict)  # condition -> scaling settings
 

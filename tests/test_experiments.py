@@ -20,6 +20,7 @@ EXPERIMENTS = ["table3a", "table3b", "table_a5", "table_a6", "table_a7", "table3
 TINY = [
     "benchmark.limit=4",
     "ablation.tasks=2",
+    "ablation.min_planned_depth=1",
     "scaling.depth_cap=2",
     "tracking=none",
     "show_progress=false",

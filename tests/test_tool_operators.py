@@ -185,6 +185,17 @@ def test_an_attachment_tool_from_one_change_is_rationed_by_a_later_one(claw, tmp
     _assert_valid_child(attached, child, tmp_path)
 
 
+def test_a_bulk_tool_from_one_change_is_broken_by_a_later_one(claw, tmp_path):
+    parent = claw["claw-hr-onboarding-00"]
+    rationed, quota, quota_edges, _ = _child(parent, tmp_path / "rationed", "call_quota", 1)
+    graph = DependencyGraph().extend(quota_edges)
+    child, params, edges, _ = _child(rationed, tmp_path / "child", "repair_first", 0, graph)
+    assert params["tool"] == quota["bulk_tool"] and params["composed"] == f"bulk:{quota['bulk_tool']}"
+    assert OPERATORS["repair_first"].composes(params, graph)
+    assert any(e.how.startswith("composed:") for e in edges)
+    _assert_valid_child(rationed, child, tmp_path)
+
+
 @pytest.mark.parametrize(("operator", "task_id", "seed"), PINNED)
 def test_the_same_seed_gives_the_same_change(claw, tmp_path, operator, task_id, seed):
     first = _child(claw[task_id], tmp_path / "a", operator, seed)
@@ -218,3 +229,13 @@ def test_scaling_a_claw_task_to_depth_six_passes_every_check(claw, tmp_path):
     for node in result.nodes[1:]:
         assert node.manifest.checks and all(check["passed"] for check in node.manifest.checks)
     assert _score(result.last.task) == 1.0
+
+
+def test_a_session_opener_from_one_change_is_broken_by_a_later_one(claw, tmp_path):
+    parent = claw["claw-helpdesk-triage-00"]
+    sessions, opened, session_edges, _ = _child(parent, tmp_path / "sessions", "open_session", 1)
+    graph = DependencyGraph().extend(session_edges)
+    child, params, edges, _ = _child(sessions, tmp_path / "child", "repair_first", 0, graph)
+    assert params["tool"] == opened["open_tool"] and params["composed"] == f"session:{opened['open_tool']}"
+    assert any(e.how.startswith("composed:") for e in edges)
+    _assert_valid_child(sessions, child, tmp_path)

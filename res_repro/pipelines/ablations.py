@@ -4,11 +4,17 @@ Conditions, per seed task of the slice:
 
 - ``original``: the released environment E0;
 - ``saved_res``: the last accepted environment of its saved lineage (the full RES control of 3A);
-- ``without_dependencies``: the saved environment with the changes that demand prerequisite work removed;
+- ``without_dependencies``: the saved environment's changes remade on E0 with the dependency relations
+  between them removed (each change kept, none built on another; ``res_repro.res.dependencies``);
 - ``rebuilt_res``, ``without_inheritance``, ``basic_library``: lineages rebuilt from E0 to the saved
   lineage's depth (its planned depth d_i), under one rebuild seed and the same proposer and revision
   budget, varying only the components named in ``ablation.rebuilds`` (inheritance, dependency
   composition, operator library). Rebuilt RES is the full control of 3B.
+
+The cohort follows the paper's rule: seed tasks whose saved lineage reached a planned depth of at least
+``ablation.min_planned_depth`` (3), ``ablation.tasks`` of them evenly spaced over those that qualify. At
+depth 1 "w/o inheritance" and the rebuild are the same environment, so shallower lineages carry no
+information about inheritance. When fewer tasks qualify the cohort is all of them, and the run says so.
 
 Lineages live in the content-addressed lineage store and episodes in the episode store, so a second
 table over the same slice runs no episode again.
@@ -16,6 +22,7 @@ table over the same slice runs no episode again.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -26,6 +33,7 @@ from omegaconf import DictConfig, OmegaConf
 from res_repro.agents import Agent
 from res_repro.env.formats import load_copy
 from res_repro.env.task import Task
+from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.pipelines.lineages import (
@@ -34,10 +42,15 @@ from res_repro.pipelines.lineages import (
     configured_agents,
     configured_tasks,
     make_scaler,
+    plain,
     run_requests,
 )
 from res_repro.pipelines.reporting import write_episodes
-from res_repro.res.scaling import LineageResult, without_dependencies
+from res_repro.res.dependencies import without_dependencies
+from res_repro.res.scaling import LineageResult
+from res_repro.sandbox import backend_from_config
+
+log = logging.getLogger(__name__)
 
 LABELS = {
     "original": "Original",
@@ -80,21 +93,51 @@ def ablation_slice(tasks: list[Task], size: int) -> list[Task]:
     return [tasks[index * len(tasks) // size] for index in range(size)]
 
 
+def ablation_cohort(lineages: list[LineageResult], size: int, min_depth: int) -> list[LineageResult]:
+    """The paper's cohort: ``size`` lineages evenly spaced over those whose planned depth (the saved
+    lineage's depth) is at least ``min_depth``; fewer, with a warning, when fewer qualify."""
+    qualifying = [lineage for lineage in lineages if lineage.last.manifest.depth >= min_depth]
+    if not qualifying:
+        raise UserInputError(
+            f"ablation.min_planned_depth: no seed task of {len(lineages)} reached planned depth >= "
+            f"{min_depth}; lower it or scale deeper"
+        )
+    if len(qualifying) < size:
+        log.warning(
+            "ablation cohort: only %d of %d seed tasks reach planned depth >= %d; using those %d "
+            "(ablation.tasks asks for %d)",
+            len(qualifying),
+            len(lineages),
+            min_depth,
+            len(qualifying),
+            size,
+        )
+    chosen = {id(lineage) for lineage in ablation_slice(qualifying, size)}
+    return [lineage for lineage in lineages if id(lineage) in chosen]
+
+
 def without_dependencies_task(cfg: DictConfig, lineage: LineageResult) -> Task:
-    """The last environment with prerequisite-demanding changes removed (built once, then reused)."""
+    """The last environment with the dependency relations between its changes removed, each change kept
+    (see ``res_repro.res.dependencies``; built once per node and seed, then reused)."""
     last = lineage.last
     dest = (
         cache_dir(cfg)
         / "ablations"
-        / "without_dependencies"
+        / "decomposed"
         / last.manifest.seed_task_id
-        / last.manifest.node_id
+        / f"{last.manifest.node_id}-seed{cfg.seed}"
     )
     if not dest.is_dir():
         dest.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=dest.parent))
         try:
-            without_dependencies(lineage.nodes[0], last.manifest.history, staging / "env")
+            without_dependencies(
+                lineage.nodes[0],
+                last.manifest.history,
+                staging / "env",
+                backend=backend_from_config(plain(cfg.sandbox)),
+                seed=cfg.seed,
+            )
             try:
                 (staging / "env").rename(dest)
             except OSError:  # another process of a parallel run published the same environment first
@@ -120,9 +163,10 @@ def rebuilt(cfg: DictConfig, variant: str, tasks: list[Task], depths: list[int])
     return [scaler.scale(task, depth_cap=depth).last.task for task, depth in zip(tasks, depths, strict=True)]
 
 
-def ablation_environments(cfg: DictConfig, tasks: list[Task]) -> tuple[dict[str, list[Task]], list[int]]:
-    """Every condition's environments for the slice, and each task's planned depth."""
-    lineages = build_lineages(cfg, tasks)
+def ablation_environments(
+    cfg: DictConfig, tasks: list[Task], lineages: list[LineageResult]
+) -> tuple[dict[str, list[Task]], list[int]]:
+    """Every condition's environments for the cohort's tasks and saved lineages, and their planned depths."""
     depths = [lineage.last.manifest.depth for lineage in lineages]
     found = {
         "original": [lineage.nodes[0].task for lineage in lineages],
@@ -135,10 +179,13 @@ def ablation_environments(cfg: DictConfig, tasks: list[Task]) -> tuple[dict[str,
 
 
 def ablation_records(cfg: DictConfig) -> AblationRecords:
-    """Build (or reuse) every condition of the slice and evaluate (or reuse) every agent on it."""
+    """Choose the cohort, build (or reuse) every condition and evaluate (or reuse) every agent on it."""
     agents = configured_agents(cfg, cfg.agents)
-    tasks = ablation_slice(configured_tasks(cfg), cfg.ablation.tasks)
-    found, depths = ablation_environments(cfg, tasks)
+    every = configured_tasks(cfg)
+    by_id = {task.task_id: task for task in every}
+    lineages = ablation_cohort(build_lineages(cfg, every), cfg.ablation.tasks, cfg.ablation.min_planned_depth)
+    tasks = [by_id[lineage.seed_task_id] for lineage in lineages]
+    found, depths = ablation_environments(cfg, tasks, lineages)
     conditions = [name for name in LABELS if name in found]
     requests = [
         EpisodeRequest(task, key, environment=condition)

@@ -221,7 +221,16 @@ def build_lineages(
         results = list(pool.map(scale, tasks))
     for result in results:
         log.info("%s: depth %d (%s)", result.seed_task_id, result.last.manifest.depth, result.stop_reason)
+    composing, children = composition_counts(results)
+    log.info("composition: %d of %d children build on an earlier change", composing, children)
     return results
+
+
+def composition_counts(lineages: Sequence[LineageResult]) -> tuple[int, int]:
+    """(children that compose on an earlier change's artifact, children) over the lineages."""
+    children = [node for lineage in lineages for node in lineage.nodes[1:]]
+    composing = sum(any(a.composes for a in node.manifest.applications) for node in children)
+    return composing, len(children)
 
 
 def write_manifests(lineages: Sequence[LineageResult], path: Path) -> Path:

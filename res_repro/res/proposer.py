@@ -75,7 +75,9 @@ class Proposer(abc.ABC):
 
 
 class ProgrammaticProposer(Proposer):
-    """A seeded choice among the operators that apply, avoiding those that just failed."""
+    """A seeded choice among the operators that apply, avoiding those that just failed and preferring
+    changes that compose on an earlier change's artifact (with composition off the graph is empty and no
+    change composes)."""
 
     def __init__(self, operators: Sequence[Operator], *, per_child: int = 1) -> None:
         self.operators = list(operators)
@@ -87,24 +89,26 @@ class ProgrammaticProposer(Proposer):
             "kind": "programmatic",
             "operators": [op.name for op in self.operators],
             "per_child": self.per_child,
+            "prefers": "composing",
         }
 
     def propose(self, context: ProposalContext, rng: random.Random, cost: ProposerCost) -> Proposal | None:
-        """Pick ``per_child`` applicable operators at random (fresh ones first) and sample their params."""
+        """Pick ``per_child`` applicable operators at random (fresh ones first, then those that compose on
+        an earlier change) and sample their params."""
         started = time.perf_counter()
         cost.executions += 1
         pool = [op for op in self.operators if op.kind == context.draft.kind]
         rng.shuffle(pool)
-        pool.sort(key=lambda op: op.name in context.tried)  # untried first, order otherwise random
-        steps: list[tuple[str, dict[str, Any]]] = []
+        candidates = []
         for operator in pool:
             params = operator.propose(context.draft, context.graph, rng)
             if params is not None:
-                steps.append((operator.name, params))
-            if len(steps) == self.per_child:
-                break
+                fresh = operator.name not in context.tried
+                candidates.append((not fresh, not operator.composes(params, context.graph), operator, params))
+        candidates.sort(key=lambda candidate: candidate[:2])  # stable: the order is random otherwise
+        steps = tuple((operator.name, params) for _, _, operator, params in candidates[: self.per_child])
         cost.seconds += time.perf_counter() - started
-        return Proposal(tuple(steps), "seeded choice") if steps else None
+        return Proposal(steps, "seeded choice") if steps else None
 
 
 CATALOGUE_HEADER = (

@@ -17,7 +17,6 @@ import random
 import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from res_repro.agents.base import Agent
@@ -26,7 +25,7 @@ from res_repro.env.task import Task
 from res_repro.evaluation.episode import run_episode
 from res_repro.res.admission import AdmissionSettings, admit
 from res_repro.res.checks import CheckResult, run_checks
-from res_repro.res.graph import GOAL, DependencyGraph
+from res_repro.res.graph import DependencyGraph
 from res_repro.res.lineage import ENV_DIR, LineageStore, Manifest, Node, node_id
 from res_repro.res.operators import OPERATORS, Application
 from res_repro.res.proposer import ProposalContext, Proposer, ProposerCost
@@ -301,20 +300,3 @@ class Scaler:
                 return LineageResult(task.task_id, nodes, "target_failed")
             parent = child
         return LineageResult(task.task_id, nodes, "depth_cap")
-
-
-def adds_prerequisites(application: Application) -> bool:
-    """True when the change demands prerequisite work (it creates something to obtain before the goal)."""
-    return any(edge.dependent != GOAL for edge in application.edges)
-
-
-def without_dependencies(root: Node, history: Sequence[Application], dest: Path) -> Path:
-    """Rebuild E0 plus only the changes that demand no prerequisite work (Table 3A's transform)."""
-    shutil.copytree(root.env_dir, dest, symlinks=True)
-    draft = format_of(root.task).draft(dest)
-    graph = DependencyGraph()
-    for application in history:
-        if not adds_prerequisites(application):
-            graph = graph.extend(OPERATORS[application.operator].apply(draft, application.params, graph))
-    draft.save()
-    return dest

@@ -94,6 +94,11 @@ class Operator(abc.ABC):
     def applied(self, draft: Any, params: dict[str, Any]) -> str | None:
         """None when the change is present in the draft, else what is missing."""
 
+    def composes(self, params: dict[str, Any], graph: DependencyGraph) -> bool:
+        """True when ``params`` applied on an environment whose graph is ``graph`` build on an earlier
+        change's artifact (the edges added would be marked ``composed:``). The base never composes."""
+        return False
+
     def adapt(self, call: Call, params: dict[str, Any]) -> Call:
         """For tool operators: wrap the reference program's client so it copes with the change."""
         return call

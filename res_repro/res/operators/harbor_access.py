@@ -10,11 +10,12 @@ from typing import Any, ClassVar
 
 from res_repro.env.formats.harbor import HarborDraft
 from res_repro.res.graph import DependencyGraph, Edge
-from res_repro.res.operators.base import Family, Operator
+from res_repro.res.operators.base import Family
 from res_repro.res.operators.harbor_common import (
     HEX_KEY,
     RELATIVE_PATH,
     TAG,
+    HarborOperator,
     digest,
     is_text,
     listed,
@@ -68,12 +69,11 @@ restore(m["file"], data, int(m["mode"], 8))
 """
 
 
-class EncodeFile(Operator):
+class EncodeFile(HarborOperator):
     """A file is replaced by an encoded copy; a note elsewhere states the scheme and key."""
 
     name = "encode_file"
     family = Family.INFORMATION_ACCESS
-    kind = "harbor"
     description = (
         "Replaces a workspace file by a base64, gzip or XOR-encoded copy at the top of /app; a note "
         "NOTES-<tag>.md states the scheme (and key) and where the decoded bytes belong."
@@ -153,12 +153,11 @@ restore(m["file"], data, int(m["mode"], 8))
 """
 
 
-class SplitParts(Operator):
+class SplitParts(HarborOperator):
     """A file is cut into parts with opaque names; a list in their folder gives their order."""
 
     name = "split_parts"
     family = Family.INFORMATION_ACCESS
-    kind = "harbor"
     description = (
         "Cuts a workspace file into 2-6 parts with opaque names in parts-<tag>/; parts-<tag>/ORDER "
         "lists the order in which they rebuild the file and where it belongs."
@@ -253,12 +252,11 @@ with open(m["file"], "wb") as out:
 """
 
 
-class TranscodeText(Operator):
+class TranscodeText(HarborOperator):
     """A text file is re-encoded in place (UTF-16, UTF-32 or CRLF endings), so naive tools misread it."""
 
     name = "transcode_text"
     family = Family.INFORMATION_ACCESS
-    kind = "harbor"
     description = (
         "Re-encodes a UTF-8 text file in place as UTF-16, UTF-32 or with CRLF line endings; a note "
         "NOTES-<tag>.md says so and that the task expects UTF-8 with LF endings."

@@ -4,7 +4,8 @@ Targets. An operator changes either a file the task itself uses (one the instruc
 reference solution or the workspace's ``[metadata.file_graph]`` names, or one under a folder they name;
 those the reference names are preferred, since changing them is what breaks the parent's reference) or,
 with dependency composition on, an artifact of an earlier change: a workspace file that the dependency
-graph names as ``file:/app/<path>``. Edges into an earlier artifact are marked ``composed: ...``.
+graph names as ``file:/app/<path>``. An artifact is chosen whenever one fits, so changes chain; edges into
+an earlier artifact are marked ``composed: ...``.
 
 Artifacts. Every change keeps its own files apart from the task's: new top-level names carrying a
 six-hex-digit tag (``NOTES-3fa2c1.md``, ``parts-3fa2c1/``) and tools in ``bin/``. Notes open with
@@ -23,12 +24,14 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from res_repro.env.formats.harbor import BASE_SOLVE, SOLVE, HarborDraft
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
+from res_repro.res.operators.base import Operator
 
 APP = "/app"
-TIER_WEIGHTS = {"read": 2, "named": 1, "artifacts": 2}  # how targets are drawn; see Pools
+TIER_WEIGHTS = {"read": 2, "named": 1}  # how the task's own targets are drawn; see Pools
 TAG = {"type": "string", "pattern": r"^[0-9a-f]{6}$"}
 HEX_KEY = {"type": "string", "pattern": r"^([0-9a-f]{2}){2,16}$"}
 RELATIVE_PATH = {"type": "string", "minLength": 1, "pattern": r"^(?!/)(?!(.*/)?\.\.(/|$))[^\n\t]+$"}
@@ -70,6 +73,18 @@ def digest(data: bytes) -> str:
 def short_id(*parts: str) -> str:
     """A stable opaque twelve-hex-digit id derived from ``parts``."""
     return digest("\0".join(parts).encode())[:12]
+
+
+class HarborOperator(Operator):
+    """An operator on Harbor drafts. It composes when a file it changes (``file``, ``files`` or ``path``) is
+    one the dependency graph already names: an earlier change's artifact or a file it restores."""
+
+    kind = "harbor"
+
+    def composes(self, params: dict[str, Any], graph: DependencyGraph) -> bool:
+        """True when a target file of the params is a node of ``graph``."""
+        targets = [*params.get("files", ()), *(params[key] for key in ("file", "path") if key in params)]
+        return any(node(rel) in graph.nodes for rel in targets)
 
 
 # -- what the task uses -------------------------------------------------------------------------------
@@ -125,10 +140,10 @@ def artifact_files(draft: HarborDraft, graph: DependencyGraph) -> list[str]:
 
 @dataclass(frozen=True)
 class Pools:
-    """Targets in three tiers, drawn with :data:`TIER_WEIGHTS` among the non-empty ones.
-
-    ``read``: the task's files that its original reference solution names; ``named``: its other files
-    (all of them when the task names none); ``artifacts``: earlier changes' artifacts (composition).
+    """Targets in three tiers. ``artifacts``: earlier changes' artifacts (composition), chosen whenever
+    there is one, so a change builds on an earlier one when it can; otherwise ``read`` (the task's files
+    that its original reference solution names) or ``named`` (its other files, all of them when the task
+    names none), drawn with :data:`TIER_WEIGHTS` among the non-empty ones.
     """
 
     read: list[str]
@@ -137,7 +152,11 @@ class Pools:
 
     def choose(self, rng: random.Random) -> list[str]:
         """One tier, or [] when every tier is empty."""
-        tiers = [(pool, TIER_WEIGHTS[name]) for name, pool in vars(self).items() if pool]
+        if self.artifacts:
+            return self.artifacts
+        tiers = [
+            (pool, TIER_WEIGHTS[name]) for name, pool in (("read", self.read), ("named", self.named)) if pool
+        ]
         if not tiers:
             return []
         return rng.choices([pool for pool, _ in tiers], weights=[weight for _, weight in tiers])[0]

@@ -13,13 +13,14 @@ from typing import Any, ClassVar
 
 from res_repro.env.formats.harbor import HarborDraft
 from res_repro.res.graph import GOAL, DependencyGraph, Edge
-from res_repro.res.operators.base import Family, Operator
+from res_repro.res.operators.base import Family
 from res_repro.res.operators.harbor_common import (
     APP,
     HEX_KEY,
     RELATIVE_PATH,
     TAG,
     TOOL_PATH,
+    HarborOperator,
     Pools,
     digest,
     free_name,
@@ -124,12 +125,11 @@ def vault_params(draft: HarborDraft, graph: DependencyGraph, rng: random.Random,
 VAULT_PROPERTIES: dict[str, Any] = {"file": RELATIVE_PATH, "tag": TAG, "key": HEX_KEY, "tool": TOOL_PATH}
 
 
-class SetupGate(Operator):
+class SetupGate(HarborOperator):
     """A file is only available through a tool in /app/bin that refuses to run before a setup script."""
 
     name = "setup_gate"
     family = Family.EXECUTION_DEPENDENCIES
-    kind = "harbor"
     description = (
         "Moves a workspace file into an encrypted vault; the tool bin/fetch-<tag> restores it but refuses "
         "until `bash setup-<tag>.sh` has been run. NOTES-<tag>.md gives both commands."
@@ -217,12 +217,11 @@ with open(tool, "w", encoding="utf-8") as out:
 """
 
 
-class BrokenHelper(Operator):
+class BrokenHelper(HarborOperator):
     """A file is only available through a helper script that is broken and must be repaired first."""
 
     name = "broken_helper"
     family = Family.EXECUTION_DEPENDENCIES
-    kind = "harbor"
     description = (
         "Moves a workspace file into an encrypted vault; the helper bin/restore-<tag> that rebuilds it has "
         "a fault (a syntax error, a wrong vault path or a wrong key) to repair first. NOTES-<tag>.md "
@@ -347,12 +346,11 @@ def creatable(draft: HarborDraft, rel: str) -> bool:
     return True
 
 
-class OutputLock(Operator):
+class OutputLock(HarborOperator):
     """A path the task must write is held by a stale job's placeholder until released by a tool."""
 
     name = "output_lock"
     family = Family.EXECUTION_DEPENDENCIES
-    kind = "harbor"
     description = (
         "Reserves a path the task writes (or one an earlier change restores) with a placeholder folder "
         "holding a lock file LOCK-<tag>, so nothing can be written there; `bin/unlock-<tag> TOKEN`, with "

@@ -18,17 +18,24 @@ from res_repro.env.formats.harbor import HarborDraft
 from res_repro.res.graph import DependencyGraph, Edge
 from res_repro.res.operators.base import Family, Operator
 from res_repro.res.operators.harbor_access import EncodeFile, SplitParts, TranscodeText
-from res_repro.res.operators.harbor_common import RELATIVE_PATH, listed, moved, node, pick_files, restored
+from res_repro.res.operators.harbor_common import (
+    RELATIVE_PATH,
+    HarborOperator,
+    listed,
+    moved,
+    node,
+    pick_files,
+    restored,
+)
 from res_repro.res.operators.harbor_execution import BrokenHelper, OutputLock, SetupGate
 from res_repro.res.operators.harbor_relations import AliasChain, IncludeFragments, OpaqueRename, StaleCopies
 
 
-class ArchiveInputs(Operator):
+class ArchiveInputs(HarborOperator):
     """Input files move into a gzipped tarball; the reference unpacks it first."""
 
     name = "archive_inputs"
     family = Family.INFORMATION_ACCESS
-    kind = "harbor"
     description = "Moves some workspace files into a .tar.gz archive in /app; they must be extracted first."
     params_schema: ClassVar[dict[str, Any]] = {
         "type": "object",

@@ -11,10 +11,11 @@ from typing import Any, ClassVar
 
 from res_repro.env.formats.harbor import HarborDraft
 from res_repro.res.graph import DependencyGraph, Edge
-from res_repro.res.operators.base import Family, Operator
+from res_repro.res.operators.base import Family
 from res_repro.res.operators.harbor_common import (
     RELATIVE_PATH,
     TAG,
+    HarborOperator,
     digest,
     is_text,
     listed,
@@ -44,12 +45,11 @@ with open({manifest!r}, newline="", encoding="utf-8") as handle:
 """
 
 
-class OpaqueRename(Operator):
+class OpaqueRename(HarborOperator):
     """Files are renamed to opaque ids in one folder; a manifest CSV maps each id to its path."""
 
     name = "opaque_rename"
     family = Family.RESOURCE_RELATIONS
-    kind = "harbor"
     description = (
         "Moves one to three workspace files to objects-<tag>/<opaque id>; MANIFEST-<tag>.csv "
         "(columns object,path,mode) maps each id back to the path where the file belongs."
@@ -129,12 +129,11 @@ def copy_names(base: str) -> list[str]:
     return [base, f"{base}.bak", f"{stem}_old{suffix}", f"{base}.orig", f"{stem}.v2{suffix}"]
 
 
-class StaleCopies(Operator):
+class StaleCopies(HarborOperator):
     """A file is replaced by several near-identical copies; a checksum record says which is current."""
 
     name = "stale_copies"
     family = Family.RESOURCE_RELATIONS
-    kind = "harbor"
     description = (
         "Replaces a workspace file by 3-5 near-identical copies in backup-<tag>/ (name.bak, name_old, "
         "...); only the one matching the SHA-256 in CHECKSUMS-<tag>.txt is current and belongs back."
@@ -217,12 +216,11 @@ restore(m["file"], open(os.path.realpath(m["link"]), "rb").read(), int(m["mode"]
 """
 
 
-class AliasChain(Operator):
+class AliasChain(HarborOperator):
     """A file's content hides behind a chain of symlinks, beside a link to an outdated version."""
 
     name = "alias_chain"
     family = Family.RESOURCE_RELATIONS
-    kind = "harbor"
     description = (
         "Moves a workspace file's content into a hidden blob reached through a chain of 1-3 relative "
         "symlinks from links-<tag>/<name>; links-<tag>/<name>.prev leads to an outdated version. "
@@ -314,12 +312,11 @@ with open(m["file"], "wb") as out:
 """
 
 
-class IncludeFragments(Operator):
+class IncludeFragments(HarborOperator):
     """The second half of a text file moves to a fragment that an include line in the file refers to."""
 
     name = "include_fragments"
     family = Family.RESOURCE_RELATIONS
-    kind = "harbor"
     description = (
         "Moves the tail of a text file into fragments-<tag>/; the file keeps its head and a line "
         "`<<include PATH>>` that stands for the fragment. NOTES-<tag>.md explains the directive."

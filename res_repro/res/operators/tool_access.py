@@ -8,9 +8,10 @@ from typing import Any, ClassVar
 from res_repro.env.formats.tool_api import ToolDef, ToolDraft
 from res_repro.env.middleware import NUMBER_SCHEMES, TEXT_SCHEMES, decode_value, map_records
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
-from res_repro.res.operators.base import Call, Family, Operator
+from res_repro.res.operators.base import Call, Family
 from res_repro.res.operators.tool_common import (
     RecordNode,
+    ToolOperator,
     add_argument,
     add_outer_layer,
     add_tool,
@@ -43,8 +44,6 @@ from res_repro.res.operators.tool_common import (
     written_fields,
 )
 
-COMPOSE_SHARE = 0.6  # how often an operator builds on an earlier artifact when it can
-
 
 def _paged(call: Call, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """Every page of a paginated list call, merged into one body."""
@@ -56,12 +55,11 @@ def _paged(call: Call, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return {**body, "items": items, "count": len(items), "next_cursor": None}
 
 
-class Paginate(Operator):
+class Paginate(ToolOperator):
     """List results come a page at a time; the rest hides behind ``next_cursor``."""
 
     name = "paginate"
     family = Family.INFORMATION_ACCESS
-    kind = "tool"
     description = "A list or search tool returns pages of `page_size` items with a `next_cursor`."
     params_schema: ClassVar[dict[str, Any]] = strict(
         {"tool": {"type": "string"}, "page_size": {"type": "integer", "minimum": 1}}
@@ -103,12 +101,11 @@ class Paginate(Operator):
         return paged
 
 
-class RetireSearch(Operator):
+class RetireSearch(ToolOperator):
     """A search tool is retired; a new paged listing of the whole collection replaces it."""
 
     name = "retire_search"
     family = Family.INFORMATION_ACCESS
-    kind = "tool"
     description = (
         "A search tool answers 410; callers page through a new `list_tool` over the whole collection and "
         "match the query on `match_fields` themselves."
@@ -218,7 +215,7 @@ def _rewrite_target(
     """
     composed = _composed_rewrite(draft, graph, kinds, avoid)
     original = _original_rewrite(draft, kinds)
-    if composed and (not original or rng.random() < COMPOSE_SHARE):
+    if composed:  # composition wins whenever an earlier artifact fits
         record, getter, choices = rng.choice(composed)
         field, kind = pick_field(rng, choices)
         return {
@@ -307,12 +304,11 @@ def _rewrite_edges(params: dict[str, Any], node: str, tool_node: str, what: str)
     ]
 
 
-class MoveToAttachment(Operator):
+class MoveToAttachment(ToolOperator):
     """A record field moves into attachments: records hold an attachment id, another tool the content."""
 
     name = "move_to_attachment"
     family = Family.INFORMATION_ACCESS
-    kind = "tool"
     description = (
         "Records returned by `tools` hold an attachment id instead of their `field`; the value is the "
         "content of that attachment, read with `<service>_get_attachment`. Composes on earlier records."
@@ -427,12 +423,11 @@ class MoveToAttachment(Operator):
         return attached
 
 
-class EncodeField(Operator):
+class EncodeField(ToolOperator):
     """A record field is served encoded; a codec record elsewhere says how to decode it."""
 
     name = "encode_field"
     family = Family.INFORMATION_ACCESS
-    kind = "tool"
     description = (
         "Records returned by `tools` hold their `field` encoded (base64, rot13, caesar shift, or numbers "
         "scaled); the codec record, read with `<service>_get_codec`, states the scheme and key. Composes "

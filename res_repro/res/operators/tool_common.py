@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from res_repro.env.formats.tool_api import MiddlewareDef, ToolDef, ToolDraft, ToolError
 from res_repro.env.tools import ToolResponse
 from res_repro.res.graph import DependencyGraph
+from res_repro.res.operators.base import Operator
 
 LIST_OPERATIONS = frozenset({"list", "search"})
 READ_OPERATIONS = frozenset({"list", "search", "get"})
@@ -40,6 +41,18 @@ NOTE_FIELDS = frozenset({"attached_fields", "encoded_fields", "record_state", "s
 DATE_LIKE = re.compile(r"^\d|^\s*$")  # dates, times, numbers in text: programs parse them
 ID_LIKE = re.compile(r"^[A-Za-z]+[-_]?\d+$|@")
 Schema = dict[str, Any]
+
+
+class ToolOperator(Operator):
+    """An operator on tool-API drafts. It composes through its ``composed`` param (an earlier change's
+    record or tool node) or its ``token_record`` param (the vault record of a token an earlier change
+    added)."""
+
+    kind = "tool"
+
+    def composes(self, params: dict[str, Any], graph: DependencyGraph) -> bool:
+        """True when the params name an earlier change's record, tool or token."""
+        return bool(params.get("composed") or params.get("token_record"))
 
 
 def string_array(minimum: int = 1) -> Schema:

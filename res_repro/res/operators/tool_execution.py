@@ -6,11 +6,12 @@ import copy
 import random
 from typing import Any, ClassVar
 
-from res_repro.env.formats.tool_api import ToolDef, ToolDraft, ToolError
+from res_repro.env.formats.tool_api import ToolDraft, ToolError
 from res_repro.env.tools import ToolResponse
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
-from res_repro.res.operators.base import Call, Family, Operator
+from res_repro.res.operators.base import Call, Family
 from res_repro.res.operators.tool_common import (
+    ToolOperator,
     add_argument,
     add_outer_layer,
     body_field,
@@ -36,7 +37,6 @@ from res_repro.res.operators.tool_common import (
 
 VAULT_SERVICE = "vault"
 VAULT_TOOL = "vault_get_secret"
-COMPOSE_SHARE = 0.6  # how often an operator builds on an earlier artifact when it can
 MAX_POLLS = 50
 
 
@@ -89,12 +89,11 @@ def _first_edge(params: dict[str, Any], service: str, node: str, what: str, obse
     return Edge(OBSERVATION, node, observed)
 
 
-class RequireToken(Operator):
+class RequireToken(ToolOperator):
     """A service's tools demand a token kept in a vault record, which the error message points to."""
 
     name = "require_token"
     family = Family.EXECUTION_DEPENDENCIES
-    kind = "tool"
     description = "The listed tools of a service require a `token`; the token lives in a vault record."
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
@@ -180,12 +179,11 @@ class RequireToken(Operator):
         return authed
 
 
-class OpenSession(Operator):
+class OpenSession(ToolOperator):
     """A service's tools need a session opened first; a session expires after a few calls."""
 
     name = "open_session"
     family = Family.EXECUTION_DEPENDENCIES
-    kind = "tool"
     description = (
         "The service's `tools` need a `session` from `open_tool`, valid for `ttl` calls; then they answer "
         "401 and a new session must be opened. Composes on a token: opening then needs the service token "
@@ -211,7 +209,7 @@ class OpenSession(Operator):
             return None
         guarded = _token_guarded(draft, graph)
         composed = [s for s in services if guarded.get(s, set()) & {t.name for t in open_tools}]
-        use_token = bool(composed) and rng.random() < COMPOSE_SHARE
+        use_token = bool(composed)  # composition wins whenever a token fits
         service = rng.choice(composed if use_token else services)
         open_tool = free_name(draft, f"{service}_open_session", f"open_{service}_session")
         if open_tool is None:
@@ -269,12 +267,11 @@ class OpenSession(Operator):
         return sessioned
 
 
-class CallQuota(Operator):
+class CallQuota(ToolOperator):
     """A get tool answers only a few calls; a bulk tool fetches many records in one call."""
 
     name = "call_quota"
     family = Family.EXECUTION_DEPENDENCIES
-    kind = "tool"
     description = (
         "A get tool answers `limit` calls per episode, then 429 naming `bulk_tool`, which takes a list of "
         "ids. Composes on tools earlier changes added (e.g. an attachment or alias tool)."
@@ -298,7 +295,7 @@ class CallQuota(Operator):
             if has_tool(draft, name) and tool(draft, name).operation == "get" and name not in replaced
         ]
         original = sorted(t.name for t in original_tools(draft) if t.operation == "get")
-        if composed and (not original or rng.random() < COMPOSE_SHARE):
+        if composed:  # composition wins whenever an earlier artifact fits
             name = rng.choice(composed)
             node: str | None = f"tool:{name}"
         elif original:
@@ -351,12 +348,11 @@ class CallQuota(Operator):
         return bulk
 
 
-class AsyncExport(Operator):
+class AsyncExport(ToolOperator):
     """A list tool becomes an asynchronous export: start a job, poll it until done, fetch the result."""
 
     name = "async_export"
     family = Family.EXECUTION_DEPENDENCIES
-    kind = "tool"
     description = (
         "A list tool answers 409: its records come from an export job (`start_tool` with the same "
         "arguments, `status_tool` polled until done after `polls` pending answers, then `result_tool`). "
@@ -379,7 +375,7 @@ class AsyncExport(Operator):
         listing = {t.name for t in list_tools(draft)}
         composed = [n for n in prefixed_nodes(graph, "tool:") if n in listing and n not in replaced]
         original = sorted(t.name for t in original_tools(draft) if t.name in listing)
-        if composed and (not original or rng.random() < COMPOSE_SHARE):
+        if composed:  # composition wins whenever an earlier artifact fits
             name = rng.choice(composed)
             node: str | None = f"tool:{name}"
         elif original:
@@ -435,15 +431,43 @@ class AsyncExport(Operator):
         return exported
 
 
-class RepairFirst(Operator):
+LAYER_TOOLS = {"quota": ("bulk_tool", "bulk", "tool"), "sessions": ("open_tool", "session", "tools")}
+"""Layers whose tool a later repair can break: layer -> (its tool's param, graph node prefix, the param
+naming the tool(s) it stands in front of)."""
+
+
+def _layer_tools(draft: ToolDraft, graph: DependencyGraph) -> dict[str, tuple[str, str]]:
+    """Tools that earlier quota and session changes added and the graph names: name -> (node, service)."""
+    found = {}
+    for layer, (param, prefix, _) in LAYER_TOOLS.items():
+        for params in layer_params(draft, layer):
+            node = f"{prefix}:{params[param]}"
+            if node in graph.nodes:
+                found[params[param]] = (node, _service_of(draft, params[param]))
+    return found
+
+
+def _service_of(draft: ToolDraft, name: str) -> str:
+    """The service of a declared tool, or of the tool(s) an added bulk tool or session opener fronts."""
+    if has_tool(draft, name):
+        return tool(draft, name).service
+    for layer, (param, _, fronted) in LAYER_TOOLS.items():
+        for params in layer_params(draft, layer):
+            if params[param] == name:
+                front = params[fronted]
+                return tool(draft, front if isinstance(front, str) else front[0]).service
+    raise KeyError(name)
+
+
+class RepairFirst(ToolOperator):
     """A tool is misconfigured (503, which retrying does not cure) until a repair call resets it."""
 
     name = "repair_first"
     family = Family.EXECUTION_DEPENDENCIES
-    kind = "tool"
     description = (
         "`tool` answers 503 'misconfigured' until `repair_tool` is called with the reset code the error "
-        "names. Composes on a token: the repair then also needs the token that guards `tool`."
+        "names. Composes on a token (the repair then also needs the token that guards `tool`) or on the "
+        "bulk tool or session opener an earlier change added (`composed`: its node; it is the broken tool)."
     )
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
@@ -452,40 +476,49 @@ class RepairFirst(Operator):
             "code": {"type": "string"},
             "token": nullable({"type": "string"}),
             "token_record": nullable({"type": "string"}),
+            "composed": nullable({"type": "string", "pattern": "^(bulk|session):"}),
         }
     )
 
     def propose(self, draft: ToolDraft, graph: DependencyGraph, rng: random.Random) -> dict[str, Any] | None:
-        """Pick an original tool, preferring one whose service has a token to compose on."""
+        """Pick a tool to break: one guarded by an earlier token, or a bulk tool or session opener an
+        earlier change added, when there is one; else an original tool."""
         broken = {params["tool"] for params in layer_params(draft, "broken_tool")}
         candidates = [t for t in original_tools(draft) if t.name not in broken and t.service != VAULT_SERVICE]
-        if not candidates:
-            return None
         guarded = set().union(*_token_guarded(draft, graph).values())
-        composed = [t for t in candidates if t.name in guarded]
-        use_token = bool(composed) and rng.random() < COMPOSE_SHARE
-        chosen: ToolDef = rng.choice(sorted(composed if use_token else candidates, key=lambda t: t.name))
-        repair_tool = free_name(draft, f"repair_{chosen.name}", f"{chosen.service}_repair_{chosen.name}")
+        added = {name: found for name, found in _layer_tools(draft, graph).items() if name not in broken}
+        options = [(t.name, t.service, True) for t in candidates if t.name in guarded]
+        options += [(name, service, False) for name, (_, service) in added.items()]
+        if not options:  # composition wins whenever a token or an added tool fits
+            options = [(t.name, t.service, False) for t in candidates]
+        if not options:
+            return None
+        name, service, use_token = rng.choice(sorted(options))
+        repair_tool = free_name(draft, f"repair_{name}", f"{service}_repair_{name}")
         if repair_tool is None:
             return None
         return {
-            "tool": chosen.name,
+            "tool": name,
             "repair_tool": repair_tool,
             "code": token(rng, "RC"),
-            **_credential(draft, chosen.service if use_token else None),
+            **_credential(draft, service if use_token else None),
+            "composed": added[name][0] if name in added else None,
         }
 
     def apply(self, draft: ToolDraft, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
         """Add the broken-tool layer with its repair tool."""
-        service = tool(draft, params["tool"]).service
+        service = _service_of(draft, params["tool"])
         layer = {"tool": params["tool"], "repair_tool": params["repair_tool"], "code": params["code"]}
         add_outer_layer(draft, "broken_tool", {**layer, **_token_layer(params, service)})
         draft.add_adapter(self.name, params)
         repaired = f"repaired:{params['tool']}"
-        return [
-            _first_edge(params, service, repaired, "the repair needs the token", "the 503 names the repair"),
-            Edge(repaired, GOAL, f"{params['tool']} answers again"),
-        ]
+        if params.get("composed"):
+            first = Edge(params["composed"], repaired, "composed: the added tool is broken until repaired")
+        else:
+            first = _first_edge(
+                params, service, repaired, "the repair needs the token", "the 503 names the repair"
+            )
+        return [first, Edge(repaired, GOAL, f"{params['tool']} answers again")]
 
     def applied(self, draft: ToolDraft, params: dict[str, Any]) -> str | None:
         """The broken-tool layer is in the stack."""

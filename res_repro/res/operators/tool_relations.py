@@ -8,9 +8,10 @@ from typing import Any, ClassVar
 
 from res_repro.env.formats.tool_api import ToolDef, ToolDraft, ToolError
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
-from res_repro.res.operators.base import Call, Family, Operator
+from res_repro.res.operators.base import Call, Family
 from res_repro.res.operators.tool_common import (
     NOTE_FIELDS,
+    ToolOperator,
     add_outer_layer,
     add_policy,
     body_field,
@@ -39,7 +40,6 @@ from res_repro.res.operators.tool_common import (
     unique_ids,
 )
 
-COMPOSE_SHARE = 0.6  # how often an operator builds on an earlier artifact when it can
 MARKER = "record_state"
 OVERRIDES = {"type": "object", "additionalProperties": {"type": "object"}}  # {key: {field: value}}
 
@@ -82,12 +82,11 @@ def _keys(draft: ToolDraft, service: str, collection: str, key: str) -> list[str
     return [str(r[key]) for r in draft.fixtures[service][collection]]
 
 
-class SupersededCopies(Operator):
+class SupersededCopies(ToolOperator):
     """Near-copies of records that a stated rule says to ignore: they look valid but are not."""
 
     name = "superseded_copies"
     family = Family.RESOURCE_RELATIONS
-    kind = "tool"
     description = (
         "List tools also show, just before some records, altered copies (fresh look-alike keys, numbers "
         "scaled by `factor`, id and address fields from `overrides`) marked `record_state: superseded`; "
@@ -176,12 +175,11 @@ class SupersededCopies(Operator):
         return filtered
 
 
-class StaleRevisions(Operator):
+class StaleRevisions(ToolOperator):
     """List tools show an older revision of some records next to the current one; the highest counts."""
 
     name = "stale_revisions"
     family = Family.RESOURCE_RELATIONS
-    kind = "tool"
     description = (
         "List tools show each record with a `revision`; some records appear twice, an older revision "
         "(numbers scaled by `factor`, id and address fields from `overrides`) before the current one. "
@@ -268,12 +266,11 @@ class StaleRevisions(Operator):
         return latest
 
 
-class AliasIds(Operator):
+class AliasIds(ToolOperator):
     """Records are addressed by alias ids: a real id gets 404, and a mapping tool gives the alias."""
 
     name = "alias_ids"
     family = Family.RESOURCE_RELATIONS
-    kind = "tool"
     description = (
         "The `tools` that address a collection's records by `argument` accept only alias ids; "
         "`resolve_tool` maps a real id (argument `ref`) to its alias. Composes on earlier records "
@@ -295,7 +292,7 @@ class AliasIds(Operator):
         """Pick a get tool of an original collection, or the getter of a record an earlier change added."""
         composed = self._composed(draft, graph)
         original = [t for t in original_tools(draft) if t.operation == "get" and self._fits(draft, t)]
-        if composed and (not original or rng.random() < COMPOSE_SHARE):
+        if composed:  # composition wins whenever an earlier artifact fits
             getter, node = rng.choice(composed)
         elif original:
             getter, node = rng.choice(sorted(original, key=lambda t: t.name)), None
@@ -410,12 +407,11 @@ class AliasIds(Operator):
         return aliased
 
 
-class ArchiveRecords(Operator):
+class ArchiveRecords(ToolOperator):
     """Records split across two services: some are no longer served by their get tool but by an archive."""
 
     name = "archive_records"
     family = Family.RESOURCE_RELATIONS
-    kind = "tool"
     description = (
         "About half of a get tool's records (`moved`) answer 404 there; they are served by `archive_tool` "
         "(same id argument), which the error names."
