@@ -140,6 +140,8 @@ class ModelConfig:
     max_output_tokens: int | None = MISSING
     timeout_s: float = MISSING
     max_concurrency: int | None = None  # this model's episodes at once (rate limits), whatever `workers` says
+    simulated: bool = False  # served by the harness's simulator (res_repro.simulation), started per run
+    address: str | None = None  # where requests go when not base_url: a simulator's port, set at start
 
 
 @dataclass

@@ -109,8 +109,14 @@ CATALOGUE_HEADER = (
 
 
 def summarise(draft: Draft, graph: DependencyGraph) -> str:
-    """A compact description of an environment for the LLM proposer."""
-    body = {"kind": draft.kind, **draft.describe(), "dependency_graph": graph.to_dict()}
+    """A compact description of an environment for the LLM proposer; ``workdir`` is the candidate's
+    folder (a simulated proposer opens it)."""
+    body = {
+        "kind": draft.kind,
+        "workdir": str(draft.root),
+        **draft.describe(),
+        "dependency_graph": graph.to_dict(),
+    }
     return json.dumps(body, indent=1)
 
 
