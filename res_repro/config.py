@@ -174,6 +174,25 @@ class ProposerConfig:
 
 
 @dataclass
+class ProtocolConfig:
+    """An experimental protocol (the paper's): who the scaling target and the proposer are, the target's
+    attempts, turns and stopping rule, the depth cap, and the evaluation's attempts, turns and threshold.
+    ``scaling``, ``agent_loop`` and ``metrics`` take their values from it; a run names each departure."""
+
+    name: str = MISSING
+    target: str = MISSING  # a key of models: the scaling target
+    proposer: str = MISSING  # a key of models: the LLM proposer
+    max_revisions: int = MISSING
+    target_attempts: int = MISSING
+    target_max_turns: int = MISSING
+    stop_on: str = MISSING  # when a target attempt counts as solved during scaling: fulfilment
+    depth_cap: int = MISSING
+    evaluation_attempts: int = MISSING
+    evaluation_max_turns: int = MISSING
+    success_threshold: float = MISSING
+
+
+@dataclass
 class ScalingConfig:
     """Recursive scaling: depth cap, inheritance, composition, operator library, revisions, target."""
 
@@ -289,6 +308,7 @@ class Config:
     )
     models: dict[str, ModelConfig] = field(default_factory=dict)
     agent_loop: AgentLoopConfig = field(default_factory=AgentLoopConfig)
+    protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
     scaling: ScalingConfig = field(default_factory=ScalingConfig)
     seed: int = MISSING
     workers: int = MISSING
@@ -325,6 +345,7 @@ def register_configs() -> None:
     store.store(group="agent_loop", name="base_agent_loop", node=AgentLoopConfig)
     store.store(group="model", name="base_model", node=ModelConfig)
     store.store(group="scaling", name="base_scaling", node=ScalingConfig)
+    store.store(group="protocol", name="base_protocol", node=ProtocolConfig)
     store.store(group="sft", name="base_sft", node=SFTConfig)
 
 
