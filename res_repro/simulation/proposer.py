@@ -15,6 +15,7 @@ import json
 import random
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from res_repro.env.formats import detect_format
@@ -64,7 +65,7 @@ class ProposerModel:
         match = WORKDIR.search(prompt)
         if match is None:
             raise RequestError("the environment summary names no workdir")
-        workdir = json.loads(match.group(1))
+        workdir = Path(json.loads(match.group(1)))
         task_format = detect_format(workdir)
         if task_format is None:
             raise RequestError(f"{workdir}: not a task directory of any known format")
