@@ -10,6 +10,8 @@ STAMP := $(VENV)/.installed
 # the bundled suites, and the Claw-style tables, figures and depth study run on it instead of the
 # bundled Claw-style suite.
 export CLAW_EVAL_LIVE_DIR
+# `make table1 MODELS=sim` (or paper, api): the models group; such runs leave the committed results alone.
+MODELS ?=
 CLAW_SUITE := $(if $(CLAW_EVAL_LIVE_DIR),claw_eval_live,claw_bundled)
 CLAW := $(if $(CLAW_EVAL_LIVE_DIR),benchmark=claw_eval_live,)
 comma := ,
@@ -47,8 +49,8 @@ format: install ## Reformat the code with ruff
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-table1: install ## Table 1 on the three bundled suites (offline default: scripted agents)
-	$(CLI) -m experiment=table1 benchmark=$(TABLE1_SUITES) save_results=true
+table1: install ## Table 1 on the three bundled suites (offline default: scripted agents; MODELS=sim or paper)
+	$(CLI) -m experiment=table1 benchmark=$(TABLE1_SUITES) $(if $(MODELS),models=$(MODELS) save_results=false,save_results=true)
 
 table3a: install ## Table 3A: saved RES vs dependencies removed (15 Claw-style tasks, shared ablation records)
 	$(CLI) experiment=table3a $(CLAW) save_results=true

@@ -143,6 +143,8 @@ class ModelConfig:
     # US dollars per million tokens, as the provider bills them; None: local or free (no cost reported)
     input_price_per_mtok: float | None = MISSING
     output_price_per_mtok: float | None = MISSING
+    simulated: bool = False  # served by the harness's simulator (res_repro.simulation), started per run
+    address: str | None = None  # where requests go when not base_url: a simulator's port, set at start
 
 
 @dataclass
@@ -198,6 +200,25 @@ class CostEstimateConfig:
     output_tokens_per_turn: int = MISSING
     proposer_input_tokens: int = MISSING
     proposer_output_tokens: int = MISSING
+
+
+@dataclass
+class ProtocolConfig:
+    """An experimental protocol (the paper's): who the scaling target and the proposer are, the target's
+    attempts, turns and stopping rule, the depth cap, and the evaluation's attempts, turns and threshold.
+    ``scaling``, ``agent_loop`` and ``metrics`` take their values from it; a run names each departure."""
+
+    name: str = MISSING
+    target: str = MISSING  # a key of models: the scaling target
+    proposer: str = MISSING  # a key of models: the LLM proposer
+    max_revisions: int = MISSING
+    target_attempts: int = MISSING
+    target_max_turns: int = MISSING
+    stop_on: str = MISSING  # when a target attempt counts as solved during scaling: fulfilment
+    depth_cap: int = MISSING
+    evaluation_attempts: int = MISSING
+    evaluation_max_turns: int = MISSING
+    success_threshold: float = MISSING
 
 
 @dataclass
@@ -318,6 +339,7 @@ class Config:
     )
     models: dict[str, ModelConfig] = field(default_factory=dict)
     agent_loop: AgentLoopConfig = field(default_factory=AgentLoopConfig)
+    protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
     scaling: ScalingConfig = field(default_factory=ScalingConfig)
     seed: int = MISSING
     workers: int = MISSING
@@ -356,6 +378,7 @@ def register_configs() -> None:
     store.store(group="agent_loop", name="base_agent_loop", node=AgentLoopConfig)
     store.store(group="model", name="base_model", node=ModelConfig)
     store.store(group="scaling", name="base_scaling", node=ScalingConfig)
+    store.store(group="protocol", name="base_protocol", node=ProtocolConfig)
     store.store(group="sft", name="base_sft", node=SFTConfig)
 
 

@@ -29,6 +29,7 @@ GROUPS = [
     "sft",
     "agent_loop",
     "models",
+    "protocol",
 ]
 
 

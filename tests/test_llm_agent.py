@@ -398,6 +398,7 @@ def _full_key(request: ModelRequest, provider: str, base_url: str | None, sample
         "tools": [tool.to_dict() for tool in request.tools],
         "temperature": request.temperature,
         "max_output_tokens": request.max_output_tokens,
+        "seed": request.seed,
     }
     return hashlib.sha256(json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
 

@@ -23,13 +23,20 @@ def make_llm_agent(
     key: str, model: Mapping[str, Any], loop: Mapping[str, Any], cache_dir: Path | None, seed: int
 ) -> LLMAgent:
     """An LLM agent from a model config (a ``models`` entry) and the loop limits (``agent_loop``, retries
-    included); a missing API key fails here, before any work."""
+    included); a missing API key fails here, before any work, and so does a simulated model whose
+    simulator is not running (no ``address``)."""
+    if model.get("simulated") and not model.get("address"):
+        raise UserInputError(
+            f"models.{key}: a simulated model needs the simulator running (it sets models.{key}.address); "
+            "runs start it themselves"
+        )
     provider = make_provider(
         model["provider"],
         model=model["model"],
         api_key_env=model.get("api_key_env"),
         base_url=model.get("base_url"),
         timeout_s=float(model["timeout_s"]),
+        address=model.get("address"),
     )
     return LLMAgent(
         name=key,

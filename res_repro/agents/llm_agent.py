@@ -207,7 +207,12 @@ class LLMAgent(Agent):
             if time.monotonic() >= deadline:
                 return self._outcome(StopReason.TIME_LIMIT, state, None, None)
             request = ModelRequest(
-                self.model, tuple(state.messages), tools, self.temperature, self.max_output_tokens
+                self.model,
+                tuple(state.messages),
+                tools,
+                self.temperature,
+                self.max_output_tokens,
+                seed=attempt.seed,
             )
             try:
                 response = self._respond(request, keys, state, rng)

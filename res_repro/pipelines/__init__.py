@@ -6,7 +6,8 @@ draws no figure never loads matplotlib and only Table 2 loads torch.
 The modules form three tiers; a module imports only from its own tier or the ones above it:
 
 1. records: ``lineages`` (agents, tasks, scaled lineages, episodes), ``reporting`` (publishing a
-   result), ``paper`` (the paper's reported figures);
+   result), ``paper`` (the paper's reported figures), ``protocol`` (the run's departures from the
+   paper's protocol), ``simulated`` (the simulator of ``models=sim``);
 2. views, shared reads of the records: ``reevaluation`` (every agent at every node), ``ablations`` (the
    component ablations on a slice), ``budgets``, ``lineage_views``, ``cells`` (table cells) and
    ``figure_views`` (figures that several results draw);
@@ -63,10 +64,17 @@ def pipeline_function(name: str) -> Callable[[DictConfig], object]:
 
 
 def run_pipeline(cfg: DictConfig) -> object:
-    """Run the pipeline named by ``cfg.task_name``; with ``dry_run``, print its projected model usage and
-    cost instead, running nothing."""
+    """Run the pipeline named by ``cfg.task_name``: print the protocol and this run's departures from the
+    paper's, and serve any simulated model while it runs. With ``dry_run``, print the projected model
+    usage and cost instead, running nothing."""
+    from res_repro.pipelines.protocol import protocol_text
+    from res_repro.pipelines.simulated import simulated_models
+
+    function = pipeline_function(cfg.task_name)
+    print(protocol_text(cfg))
     if cfg.dry_run:
         from res_repro.pipelines.costs import dry_run
 
         return dry_run(cfg, _lookup(PLANS, cfg.task_name, "dry_run=true has no plan for pipeline")(cfg))
-    return pipeline_function(cfg.task_name)(cfg)
+    with simulated_models(cfg):
+        return function(cfg)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from omegaconf import DictConfig, OmegaConf
 
 from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.pipelines.protocol import protocol_tags
 from res_repro.reporting.tables import Table
 from res_repro.storage import write_jsonl
 from res_repro.tracking import config_hash, git_commit, tracked_run
@@ -44,7 +45,12 @@ def publish(
             save_figure(figure, results / "figures", figure_name, close=False)
     print(table.to_markdown())
     resolved = OmegaConf.to_container(cfg, resolve=True)
-    tags = {"git_commit": git_commit(cfg.paths.root_dir), "config_hash": config_hash(resolved), "table": name}
+    tags = {
+        "git_commit": git_commit(cfg.paths.root_dir),
+        "config_hash": config_hash(resolved),
+        "table": name,
+        **protocol_tags(cfg),
+    }
     with tracked_run(
         enabled=cfg.tracking.enabled,
         uri=cfg.tracking.uri,

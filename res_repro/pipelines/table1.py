@@ -43,10 +43,14 @@ TARGET_KIND = "scaling target"
 
 
 def _display(agent: Agent, models: Mapping[str, object]) -> tuple[str, str]:
-    """(row name, kind) of an agent: models by their display name, scripted agents by theirs."""
+    """(row name, kind) of an agent: models by their display name (simulated ones labelled so), scripted
+    agents by theirs."""
     if agent.scripted:
         return agent.name, "scripted"
-    return str(getattr(models.get(agent.name), "name", agent.name)), "model"
+    model = models.get(agent.name)
+    return str(getattr(model, "name", agent.name)), "simulated" if getattr(
+        model, "simulated", False
+    ) else "model"
 
 
 def _p_cell(p: float | None, marker: str | None, settings: MetricSettings) -> str:

@@ -129,9 +129,15 @@ def bounded(text: str, budget: int) -> str:
 
 
 def summarise(draft: Draft, graph: DependencyGraph, budget: int = CONTEXT_CHARS) -> str:
-    """The environment as the LLM proposer sees it: the draft's description (tools, records with their
-    ids and field kinds, or files) and the dependency graph, bounded to ``budget`` characters."""
-    body = {"kind": draft.kind, **draft.describe(), "dependency_graph": graph.to_dict()}
+    """The environment as the LLM proposer sees it: the candidate's folder (``workdir``, which a simulated
+    proposer opens), the draft's description (tools, records with their ids and field kinds, or files)
+    and the dependency graph, bounded to ``budget`` characters."""
+    body = {
+        "kind": draft.kind,
+        "workdir": str(draft.root),
+        **draft.describe(),
+        "dependency_graph": graph.to_dict(),
+    }
     return bounded(json.dumps(body, indent=1), budget)
 
 

@@ -37,15 +37,27 @@ def api_key(model: str, variable: str | None) -> str:
 
 
 def make_provider(
-    provider: str, *, model: str, api_key_env: str | None, base_url: str | None, timeout_s: float
+    provider: str,
+    *,
+    model: str,
+    api_key_env: str | None,
+    base_url: str | None,
+    timeout_s: float,
+    address: str | None = None,
 ) -> Provider:
-    """Build a provider client; fails before any work when the provider is unknown or the key missing."""
+    """Build a provider client; fails before any work when the provider is unknown or the key missing.
+
+    ``base_url`` names the endpoint in response-cache keys and fingerprints; ``address``, when given, is
+    where requests are sent instead (a simulated endpoint listens on a new loopback port every run, so
+    its address cannot name it)."""
     try:
         module, _, name = PROVIDERS[provider].partition(":")
     except KeyError:
         raise UserInputError(f"unknown provider {provider!r}; expected one of {sorted(PROVIDERS)}") from None
     factory = getattr(importlib.import_module(module), name)
-    return factory(api_key=api_key(model, api_key_env), base_url=base_url, timeout_s=timeout_s)
+    return factory(
+        api_key=api_key(model, api_key_env), base_url=base_url, timeout_s=timeout_s, address=address
+    )
 
 
 __all__ = [

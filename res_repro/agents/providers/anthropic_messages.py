@@ -77,14 +77,17 @@ def to_anthropic(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, An
 
 
 class AnthropicMessagesProvider(Provider):
-    """The messages API; SDK retries are off (the harness retries)."""
+    """The messages API; SDK retries are off (the harness retries). The API takes no seed. Requests go to
+    ``address`` when given, else to ``base_url``."""
 
     name = "anthropic"
 
-    def __init__(self, *, api_key: str, base_url: str | None, timeout_s: float) -> None:
+    def __init__(
+        self, *, api_key: str, base_url: str | None, timeout_s: float, address: str | None = None
+    ) -> None:
         self.base_url = base_url
         self._client = anthropic.Anthropic(
-            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0
+            api_key=api_key, base_url=address or base_url, timeout=timeout_s, max_retries=0
         )
 
     def complete(self, request: ModelRequest) -> ModelResponse:

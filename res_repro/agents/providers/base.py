@@ -111,6 +111,7 @@ class ModelRequest:
     tools: tuple[ToolSpec, ...]
     temperature: float | None = None
     max_output_tokens: int | None = None
+    seed: int | None = None  # the sample's seed, sent where the API takes one (OpenAI chat completions)
 
     def key(self, provider: str, base_url: str | None, sample: str = "") -> str:
         """A SHA-256 over the provider, endpoint, the sample it belongs to (an episode id: see
@@ -132,9 +133,10 @@ class ModelRequest:
             "tools": [tool.to_dict() for tool in self.tools],
             "temperature": self.temperature,
             "max_output_tokens": self.max_output_tokens,
+            "seed": self.seed,
         }
         text = json.dumps(blob, sort_keys=True, default=str)
-        # Only the base URL and the token limit sort before "messages" ("sample" sorts after it), and a
+        # Only the base URL and the token limit sort before "messages" ("sample" and "seed" sort after), and a
         # string's quotes are escaped, so the first match is the key itself.
         split = text.index(_MESSAGES_OPEN) + len(_MESSAGES_OPEN)
         return text[:split], text[split:]
@@ -170,7 +172,13 @@ class ConversationKeys:
 
     def key(self, request: ModelRequest) -> str:
         """The key of ``request``, equal to ``request.key(provider, base_url, sample)``."""
-        settings = (request.model, request.tools, request.temperature, request.max_output_tokens)
+        settings = (
+            request.model,
+            request.tools,
+            request.temperature,
+            request.max_output_tokens,
+            request.seed,
+        )
         if settings != self._settings or not self._extends(request.messages):
             head, tail = request._frame(self.provider, self.base_url, self.sample)
             self._settings, self._tail = settings, tail.encode()

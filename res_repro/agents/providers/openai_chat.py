@@ -43,13 +43,18 @@ def _usage(usage: Any) -> Usage:
 
 
 class OpenAIChatProvider(Provider):
-    """Chat completions; ``api_key`` may be a placeholder for local servers that ignore it."""
+    """Chat completions; ``api_key`` may be a placeholder for local servers that ignore it. Requests go to
+    ``address`` when given (see :func:`~res_repro.agents.providers.make_provider`), else to ``base_url``."""
 
     name = "openai"
 
-    def __init__(self, *, api_key: str, base_url: str | None, timeout_s: float) -> None:
+    def __init__(
+        self, *, api_key: str, base_url: str | None, timeout_s: float, address: str | None = None
+    ) -> None:
         self.base_url = base_url
-        self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
+        self._client = openai.OpenAI(
+            api_key=api_key, base_url=address or base_url, timeout=timeout_s, max_retries=0
+        )
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         """One chat completion; SDK errors are mapped to :class:`ProviderError` subclasses."""
@@ -60,6 +65,8 @@ class OpenAIChatProvider(Provider):
             options["max_completion_tokens"] = request.max_output_tokens
         if request.tools:
             options["tools"] = [_tool(spec) for spec in request.tools]
+        if request.seed is not None:
+            options["seed"] = request.seed
         try:
             completion = self._client.chat.completions.create(
                 model=request.model, messages=list(request.messages), **options

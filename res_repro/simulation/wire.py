@@ -1,0 +1,57 @@
+"""The OpenAI chat-completions wire format of the simulator's answers, and its token counts."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+CHARS_PER_TOKEN = 4  # the usual rule of thumb for English text and JSON
+
+
+def tokens(value: Any) -> int:
+    """An estimate of the tokens ``value`` takes (its JSON text at four characters a token)."""
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a simulated model says: text, or one tool call (a name and its arguments)."""
+
+    text: str | None = None
+    tool: str | None = None
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+def completion(body: dict[str, Any], answer: Answer, number: int) -> dict[str, Any]:
+    """The chat-completion object answering the request ``body`` (``number`` makes the ids unique)."""
+    message: dict[str, Any] = {"role": "assistant", "content": answer.text}
+    if answer.tool is not None:
+        arguments = json.dumps(answer.arguments, default=str)
+        message["tool_calls"] = [
+            {
+                "id": f"call_{number}",
+                "type": "function",
+                "function": {"name": answer.tool, "arguments": arguments},
+            }
+        ]
+        produced: Any = [answer.text or "", answer.tool, arguments]
+    else:
+        produced = answer.text or ""
+    prompt, output = tokens([body.get("messages", []), body.get("tools", [])]), tokens(produced)
+    return {
+        "id": f"chatcmpl-sim-{number}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model", ""),
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if answer.tool is not None else "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": output, "total_tokens": prompt + output},
+    }
