@@ -129,6 +129,6 @@ def test_the_proposer_is_shown_record_ids_fields_and_files_within_its_budget(tmp
     assert harbor["workspace_files"] == {"README": "11 bytes, text"}
     assert "/app/out.txt" in harbor["instruction"]  # the output path an operator may lock
 
-    cut = summarise(ToolDraft(make_tool_task(tmp_path / "cut")), DependencyGraph(), budget=200)
-    full = summarise(ToolDraft(make_tool_task(tmp_path / "whole")), DependencyGraph())
+    draft = ToolDraft(make_tool_task(tmp_path / "cut"))
+    cut, full = summarise(draft, DependencyGraph(), budget=200), summarise(draft, DependencyGraph())
     assert cut.startswith(full[:200]) and f"shows 200 of {len(full)} characters" in cut
