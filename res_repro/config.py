@@ -233,6 +233,7 @@ class ScalingConfig:
     target: str | None = MISSING  # agent deciding when to stop; None: build to the cap
     target_attempts: int = MISSING
     target_max_turns: int = MISSING
+    stop_on: str = MISSING  # a target attempt that counts as solved: fulfilment (the paper's) or pass
     proposer: ProposerConfig = field(default_factory=ProposerConfig)
     admission: AdmissionConfig = field(default_factory=AdmissionConfig)
 

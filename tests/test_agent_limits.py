@@ -162,12 +162,18 @@ class Fulfils(MissesTheAnswer):
         return outcome
 
 
-@pytest.mark.parametrize(("target", "depth"), [(MissesTheAnswer(), 0), (Fulfils(), 1)])
-def test_scaling_stops_unless_the_target_fulfils_the_task(target: Agent, depth: int, tmp_path: Path) -> None:
-    """A target that passes at the 0.80 threshold without a full score stops the lineage at the root; one
-    that fulfils it lets it grow a child. The manifest records both verdicts per attempt."""
+@pytest.mark.parametrize(
+    ("target", "stop_on", "depth"),
+    [(MissesTheAnswer(), "fulfilment", 0), (Fulfils(), "fulfilment", 1), (MissesTheAnswer(), "pass", 1)],
+)
+def test_scaling_stops_unless_the_target_fulfils_the_task(
+    target: Agent, stop_on: str, depth: int, tmp_path: Path
+) -> None:
+    """Under the paper's rule a target that passes at the 0.80 threshold without a full score stops the
+    lineage at the root and one that fulfils it lets it grow a child; under ``stop_on=pass`` the pass
+    suffices. The manifest records both verdicts per attempt."""
     scaler = Scaler(
-        settings=scaling_settings(depth_cap=1, target_attempts=2),
+        settings=scaling_settings(depth_cap=1, target_attempts=2, stop_on=stop_on),
         proposer=ProgrammaticProposer(library(None)),
         store=LineageStore(tmp_path / "lineages"),
         backend="local",
@@ -177,6 +183,6 @@ def test_scaling_stops_unless_the_target_fulfils_the_task(target: Agent, depth: 
     assert result.last.manifest.depth == depth
     outcomes = result.nodes[0].manifest.target
     assert len(outcomes) == 2 and all(o["passed"] for o in outcomes)
-    assert all(o["fulfilled"] is (depth > 0) for o in outcomes)
+    assert all(o["fulfilled"] is isinstance(target, Fulfils) for o in outcomes)
     if depth == 0:
         assert result.stop_reason == "target_failed"

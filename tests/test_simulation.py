@@ -17,7 +17,9 @@ from res_repro.agents import SCRIPTED_AGENTS, make_llm_agent
 from res_repro.benchmarks.registry import load_benchmark
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolResponse
+from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
+from res_repro.pipelines.lineages import scaling_settings as settings_of
 from res_repro.pipelines.protocol import SIMULATED, deviations, protocol_text
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
@@ -174,6 +176,15 @@ def test_the_default_names_the_scripted_target_and_the_programmatic_proposer():
 def test_a_limit_that_differs_from_the_paper_is_named():
     found = deviations(compose_config("models=sim", "scaling.target_max_turns=40", "metrics.threshold=0.9"))
     assert found == [SIMULATED, "target turn limit 40 (paper: 60)", "success threshold 0.9 (paper: 0.8)"]
+
+
+def test_a_stopping_rule_other_than_the_papers_is_named():
+    assert deviations(compose_config("models=sim", "scaling.stop_on=pass")) == [
+        SIMULATED,
+        "stopping on pass (paper: fulfilment)",
+    ]
+    with pytest.raises(UserInputError, match=r"scaling\.stop_on: expected one of"):
+        settings_of(compose_config("scaling.stop_on=score"))
 
 
 def test_the_paper_models_follow_the_paper_protocol():

@@ -31,7 +31,7 @@ from res_repro.res.admission import AdmissionSettings
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import LLMProposer, ProgrammaticProposer, Proposer
-from res_repro.res.scaling import AdmissionGate, LineageResult, Scaler, ScalingSettings
+from res_repro.res.scaling import STOP_RULES, AdmissionGate, LineageResult, Scaler, ScalingSettings
 from res_repro.sandbox import backend_from_config
 from res_repro.storage import write_jsonl
 
@@ -134,6 +134,9 @@ def make_proposer(cfg: DictConfig) -> Proposer:
 def scaling_settings(cfg: DictConfig, **overrides: Any) -> ScalingSettings:
     """The scaling settings of the config (``scaling`` group and seed); ``overrides`` replace some."""
     scaling = cfg.scaling
+    if scaling.stop_on not in STOP_RULES:
+        expected = sorted(STOP_RULES)
+        raise UserInputError(f"scaling.stop_on: expected one of {expected}, got {scaling.stop_on!r}")
     settings = ScalingSettings(
         depth_cap=scaling.depth_cap,
         inheritance=scaling.inheritance,
@@ -141,6 +144,7 @@ def scaling_settings(cfg: DictConfig, **overrides: Any) -> ScalingSettings:
         max_revisions=scaling.max_revisions,
         target_attempts=scaling.target_attempts,
         seed=cfg.seed,
+        stop_on=scaling.stop_on,
     )
     return dataclasses.replace(settings, **overrides)
 

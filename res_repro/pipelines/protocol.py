@@ -33,6 +33,7 @@ def _limits(cfg: DictConfig) -> list[tuple[str, Any, Any]]:
         ("revisions per child", scaling.max_revisions, paper.max_revisions),
         ("target attempts", scaling.target_attempts, paper.target_attempts),
         ("target turn limit", scaling.target_max_turns, paper.target_max_turns),
+        ("stopping on", scaling.stop_on, paper.stop_on),
         ("evaluation turn limit", cfg.agent_loop.max_turns, paper.evaluation_max_turns),
         ("success threshold", cfg.metrics.threshold, paper.success_threshold),
     ]

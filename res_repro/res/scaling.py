@@ -34,6 +34,12 @@ from res_repro.sandbox import Backend
 log = logging.getLogger(__name__)
 
 
+STOP_RULES = {
+    "fulfilment": "fulfilled",  # the paper's: complete task fulfilment (each format's grade defines it)
+    "pass": "passed",  # the benchmark's pass rule (e.g. a Claw-style native score >= its threshold)
+}
+
+
 @dataclass(frozen=True)
 class ScalingSettings:
     """The knobs of one scaling run, built from the ``scaling`` config group and the run's seed (see
@@ -45,6 +51,7 @@ class ScalingSettings:
     max_revisions: int
     target_attempts: int
     seed: int
+    stop_on: str  # a key of STOP_RULES: when a target attempt counts as solved
 
 
 @dataclass(frozen=True)
@@ -282,7 +289,8 @@ class Scaler:
         return outcomes
 
     def _target_gives_up(self, node: Node) -> bool:
-        return self.target is not None and not any(o["fulfilled"] for o in self.evaluate_target(node))
+        solved = STOP_RULES[self.settings.stop_on]
+        return self.target is not None and not any(o[solved] for o in self.evaluate_target(node))
 
     def scale(self, task: Task, depth_cap: int | None = None) -> LineageResult:
         """Scale one seed task until a stopping rule fires (``depth_cap`` overrides the settings')."""
