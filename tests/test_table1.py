@@ -136,3 +136,30 @@ def test_table1_scales_and_evaluates_a_claw_eval_live_checkout(tmp_path):
     assert "| explorer-basic | scripted | +RES | 2 | 0.00 |" in result.stdout  # the scaled tools bite
     manifests = list((tmp_path / ".cache" / "lineages").glob("*/*/manifest.json"))
     assert len(manifests) == 6  # 2 seeds x depth 0..2: every Claw-Eval-Live seed scaled twice
+
+
+@pytest.mark.slow
+def test_table1_runs_the_paper_protocol_offline_with_simulated_models(tmp_path):
+    """``models=sim``: the paper's protocol (model target, LLM proposer, 60-turn target attempts, 50-turn
+    evaluation) through the real SDK path; the printout names no deviation but the simulated models."""
+    command = [
+        sys.executable,
+        "-m",
+        "res_repro",
+        "experiment=table1",
+        f"paths.root_dir={tmp_path}",
+        "models=sim",
+        "benchmark=claw_bundled",
+        "benchmark.limit=2",
+        "show_progress=false",
+    ]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "deviations from the paper: simulated models\n" in first.stdout
+    assert "| sim explorer-basic | simulated | original | 2 |" in first.stdout
+    assert "| sim explorer-standard | simulated, scaling target | +RES (by construction) | 2 |" in first.stdout
+    manifests = list((tmp_path / ".cache" / "lineages").glob("*/*/manifest.json"))
+    assert len(manifests) > 2  # each seed grew at least one child through the simulated proposer
+    second = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert second.returncode == 0, second.stderr
+    assert "12 episodes: 12 reused from the store, 0 to run" in second.stdout + second.stderr
