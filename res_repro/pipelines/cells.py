@@ -109,16 +109,26 @@ def paper_cell(row: Mapping[str, Any] | None, key: str) -> str:
     return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
-def agent_note(agents: Mapping[str, Agent]) -> str:
-    """Which agents produced the numbers, each labelled scripted or model."""
-    kinds = ", ".join(agent_label(key, agent) for key, agent in agents.items())
-    return (
+def agent_note(agents: Mapping[str, Agent], target: str | None = None) -> str:
+    """Which agents produced the numbers, each labelled scripted or model; when the scaling ``target`` is
+    among them, what its selection fixes by construction."""
+    kinds = ", ".join(agent_label(key, agent, target) for key, agent in agents.items())
+    note = (
         f"Agents: {kinds}. Scripted agents are programs, not models (an explorer varies only through its "
         "episode seed, which orders the alternatives it tries); the paper's values "
         "(the 'paper' columns, from its DeepSeek-V4.1-Flash runs) are not results of this harness."
     )
+    if target in agents:
+        note += (
+            f" {target} is the scaling target: each saved lineage stopped where it fulfilled none of its "
+            "attempts, so its rows on saved environments (Saved RES, the deepest caps) are low by "
+            "construction, not evidence about RES."
+        )
+    return note
 
 
-def agent_label(key: str, agent: Agent) -> str:
-    """An agent's key with its kind, e.g. ``explorer-standard (scripted)``."""
-    return f"{key} ({'scripted' if agent.scripted else 'model'})"
+def agent_label(key: str, agent: Agent, target: str | None = None) -> str:
+    """An agent's key with its kind, e.g. ``explorer-standard (scripted)``, and ``scaling target`` when it
+    is the agent that decided where the saved lineages stop."""
+    kind = "scripted" if agent.scripted else "model"
+    return f"{key} ({kind}, scaling target)" if key == target else f"{key} ({kind})"

@@ -103,12 +103,13 @@ def build_depth_table(
         table.add_row(*cells)
     kinds = ", ".join(agent_label(key, agent) for key, agent in agents.items())
     table.notes = [
-        f"Agents: {kinds}. Scripted agents are deterministic programs, not models.",
+        f"Agents: {kinds}. Scripted agents are programs, not models (an explorer varies only through its "
+        "episode seed).",
         f"Pass: {success_description(benchmark, settings)}.",
         "Depth d uses each seed's node at depth d, or its last node if its lineage stopped earlier.",
-        f"'{WITHOUT_DEPENDENCIES}': the last environments rebuilt from E0 without the changes that "
-        f"demand prerequisite work. '{WITHOUT_INHERITANCE}': every round extends E0 independently, "
-        "to the same depth.",
+        f"'{WITHOUT_DEPENDENCIES}': the last environments rebuilt from E0 with every change kept but none "
+        f"built on another (composed changes remade on the original). '{WITHOUT_INHERITANCE}': every round "
+        "extends E0 independently, to the same depth.",
     ]
     return table, logged
 

@@ -96,7 +96,7 @@ def build_component_table(
             flags = pass_flags(scores, settings.threshold)
             control_flags = pass_flags(control_scores, settings.threshold) if control_scores else None
             table.add_row(
-                agent_label(key, data.agents[key]),
+                agent_label(key, data.agents[key], cfg.scaling.target),
                 LABELS[condition],
                 *components(cfg, condition),
                 len(records),
@@ -110,7 +110,7 @@ def build_component_table(
             logged[f"{key}.{condition}.pass_at_1"] = pass_at_1(scores, settings.threshold)
             logged[f"{key}.{condition}.score"] = mean_score(scores)
     table.notes = [
-        agent_note(data.agents),
+        agent_note(data.agents, cfg.scaling.target),
         "One attempt per agent per environment. Pass@1: native score >= "
         f"{settings.threshold:.2f}; Score: mean native score x 100. Lower values mean harder environments.",
         "Paired p against the full RES control ("

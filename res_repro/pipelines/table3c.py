@@ -46,7 +46,7 @@ def build_table3c(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str,
             scores = data.current(key, "score", cap)
             flags = pass_flags(scores, settings.threshold)
             table.add_row(
-                agent_label(key, agent),
+                agent_label(key, agent, cfg.scaling.target),
                 cap,
                 len(scores),
                 f"{fmean(min(cap, d) for d in data.depths):.2f}",
@@ -58,7 +58,7 @@ def build_table3c(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str,
             logged[f"{key}.cap_{cap}.pass_at_1"] = pass_at_1(scores, settings.threshold)
             logged[f"{key}.cap_{cap}.score"] = mean_score(scores)
     table.notes = [
-        agent_note(data.agents),
+        agent_note(data.agents, cfg.scaling.target),
         f"Cap c evaluates each seed's last accepted environment at depth <= c (stopped lineages keep their "
         f"final one). Paired p against cap {control}: exact McNemar (Pass@1); for Score a {BOOTSTRAP_TEST}.",
         "The paper lists caps 0, 1, 2, 3, 5 and 10 for its 105 seeds but its text gives no per-cap values, "

@@ -55,7 +55,7 @@ def build_table_a4(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str
             score = data.historical(key, "score", d)
             tokens = fmean(data.historical(key, "tokens", d)) / 1e6
             table.add_row(
-                agent_label(key, agent),
+                agent_label(key, agent, cfg.scaling.target),
                 d,
                 reach(depths, d),
                 continuing(depths, d),
@@ -73,7 +73,7 @@ def build_table_a4(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str
             )
             logged[f"{key}.d{d}.historical_score"] = fmean(score)
     table.notes = [
-        agent_note(data.agents),
+        agent_note(data.agents, cfg.scaling.target),
         "hist.: the paper's historical mean: a seed stopped at depth s is at E_min(j,s) at budget j; its "
         "value "
         "at budget d is the mean over j = 0..d, and the table averages seeds equally. current: the retained "

@@ -72,7 +72,7 @@ def build_table_a5(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
             *(row.get(PAPER_KEYS.get(c, c), "") for c in data.conditions),
         )
     table.notes = [
-        agent_note(data.agents),
+        agent_note(data.agents, cfg.scaling.target),
         "Scores are native scores x 100 (success at 80 or above). d_i: the saved lineage's depth, the "
         "planned depth shared by the rebuilt variants.",
         f"Paired p: mean score against the full RES control, {BOOTSTRAP_TEST} (Saved RES for "

@@ -59,7 +59,7 @@ def build_table_a6(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
             control = data.records.get((key, CONTROLS.get(condition, "")))
             paper = reported.get(condition)
             table.add_row(
-                agent_label(key, data.agents[key]),
+                agent_label(key, data.agents[key], cfg.scaling.target),
                 LABELS[condition],
                 len(records),
                 *mean_cells([float(r.turns) for r in records], settings.confidence),
@@ -75,7 +75,7 @@ def build_table_a6(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
             logged[f"{key}.{condition}.tool_calls"] = fmean(calls)
             logged[f"{key}.{condition}.wall_seconds"] = fmean(r.wall_seconds for r in records)
     table.notes = [
-        agent_note(data.agents),
+        agent_note(data.agents, cfg.scaling.target),
         f"Tokens: '{NOT_RUN}' because scripted agents call no model; the paper's tokens are DeepSeek's "
         "input plus output. Wall seconds: mean episode wall time on this machine (sandbox included).",
         f"Bootstrap p: mean tool calls against the condition's control, {BOOTSTRAP_TEST} (Original for "

@@ -53,7 +53,11 @@ def build_table_a7(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
         for condition in data.conditions:
             scores = [r.score for r in data.records[(key, condition)]]
             control = data.records.get((key, CONTROLS.get(condition, "")))
-            cells: list[object] = [agent_label(key, data.agents[key]), LABELS[condition], len(scores)]
+            cells: list[object] = [
+                agent_label(key, data.agents[key], cfg.scaling.target),
+                LABELS[condition],
+                len(scores),
+            ]
             for tau, count in threshold_counts(scores, thresholds).items():
                 flags = pass_flags(scores, tau)
                 reference = pass_flags([r.score for r in control], tau) if control else None
@@ -67,7 +71,7 @@ def build_table_a7(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
                 logged[f"{key}.{condition}.{tau_key(tau)}"] = count
             table.add_row(*cells)
     table.notes = [
-        agent_note(data.agents),
+        agent_note(data.agents, cfg.scaling.target),
         "Each entry counts tasks with native score >= tau over the slice; the paper's component rows use "
         "its 15 paired tasks (its depth rows, over 105 reevaluated seeds, are not transcribed).",
         "McNemar p: exact, against the condition's full RES control at the same threshold.",
