@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from res_repro.env.processes import stop_children
 from res_repro.errors import UserInputError
 
 
@@ -142,9 +143,17 @@ SUBCOMMANDS = {
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
-    """SIGTERM (a scheduler's timeout, ``kill``) ends the run like Ctrl-C does: sandboxes, services and
-    mounts are closed on the way out instead of being left behind."""
+    """SIGTERM (a scheduler's timeout, ``kill``) ends the run like Ctrl-C does: task code is killed at
+    once, and sandboxes, services and mounts are closed on the way out instead of being left behind."""
+    stop_children()
     sys.exit(128 + signum)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """Ctrl-C: kill running task code (graders, reference programs, in their own process groups, which
+    the terminal's SIGINT does not reach), then stop as Python does."""
+    stop_children()
+    raise KeyboardInterrupt
 
 
 def _usage() -> str:
@@ -164,6 +173,7 @@ def _usage() -> str:
 def main() -> None:
     """Dispatch to a subcommand, or to the Hydra app for everything else; bad input ends with one line."""
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `res-repro check ... | head` ends quietly
     if len(sys.argv) > 1 and sys.argv[1] in {"-h", "--help", "help"}:
         print(_usage())
