@@ -103,7 +103,7 @@ def _validate(argv: list[str]) -> int:
 
     parser = argparse.ArgumentParser(prog="res-repro validate", description=_validate.__doc__)
     _target_arguments(parser)
-    found = _targets(parser.parse_args(argv))
+    found = [_compiled(item) for item in _targets(parser.parse_args(argv))]
     for item in found:
         if isinstance(item, TaskFormatError):
             print(f"{'UNREADABLE':<12} {item}")
@@ -112,6 +112,26 @@ def _validate(argv: list[str]) -> int:
     bad = sum(isinstance(item, TaskFormatError) for item in found)
     print(f"{len(found)} tasks: {len(found) - bad} well-formed" + (f", {bad} unreadable" if bad else ""))
     return 1 if bad else 0
+
+
+def _compiled(item: Any) -> Any:
+    """A loaded task, or the TaskFormatError of its first Python grader or reference program that does
+    not compile (nothing is run); a load error as it is."""
+    from res_repro.env.errors import TaskFormatError
+    from res_repro.env.formats import format_of
+    from res_repro.env.task_code import compile_task_file
+
+    if isinstance(item, TaskFormatError):
+        return item
+    task_format = format_of(item)
+    plans = [item.path / plan for plan in getattr(task_format, "original_plans", ())]
+    for path in [*task_format.objective_files(item), *plans]:
+        if path.suffix == ".py" and path.is_file():
+            try:
+                compile_task_file(path)
+            except TaskFormatError as exc:
+                return exc
+    return item
 
 
 def _export_harbor(argv: list[str]) -> int:

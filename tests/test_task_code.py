@@ -212,3 +212,21 @@ def test_sigterm_ends_a_check_stuck_in_a_grader_within_5_s(tmp_path: Path) -> No
         [p.read_text() for p in (tmp_path / "cache").rglob("*.json*")]
     ), "an interrupted grade was stored as a result"
     assert os.system(f"pgrep -f {marker.parent.name}/suite >/dev/null") != 0 or True
+
+
+def test_validate_compiles_graders_and_references(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    make_tool_task(suite, "good")
+    _tool_task_with_grader(suite, "broken-grader", "def grade(answer, audit, state:\n    return []\n")
+    (make_tool_task(suite, "broken-solve") / "solution" / "solve.py").write_text("def solve(call)\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "res_repro", "validate", str(suite)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = done.stdout.strip().splitlines()
+    assert done.returncode == 1 and lines[-1] == "3 tasks: 1 well-formed, 2 unreadable"
+    unreadable = sorted(line for line in lines if line.startswith("UNREADABLE"))
+    assert "broken-grader/grader.py: is not valid Python" in unreadable[0]
+    assert "broken-solve/solution/solve.py: is not valid Python" in unreadable[1]
