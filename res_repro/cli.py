@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from res_repro.env.processes import stop_children
 from res_repro.errors import UserInputError
 
 
@@ -102,7 +103,7 @@ def _validate(argv: list[str]) -> int:
 
     parser = argparse.ArgumentParser(prog="res-repro validate", description=_validate.__doc__)
     _target_arguments(parser)
-    found = _targets(parser.parse_args(argv))
+    found = [_compiled(item) for item in _targets(parser.parse_args(argv))]
     for item in found:
         if isinstance(item, TaskFormatError):
             print(f"{'UNREADABLE':<12} {item}")
@@ -111,6 +112,26 @@ def _validate(argv: list[str]) -> int:
     bad = sum(isinstance(item, TaskFormatError) for item in found)
     print(f"{len(found)} tasks: {len(found) - bad} well-formed" + (f", {bad} unreadable" if bad else ""))
     return 1 if bad else 0
+
+
+def _compiled(item: Any) -> Any:
+    """A loaded task, or the TaskFormatError of its first Python grader or reference program that does
+    not compile (nothing is run); a load error as it is."""
+    from res_repro.env.errors import TaskFormatError
+    from res_repro.env.formats import format_of
+    from res_repro.env.task_code import compile_task_file
+
+    if isinstance(item, TaskFormatError):
+        return item
+    task_format = format_of(item)
+    plans = [item.path / plan for plan in getattr(task_format, "original_plans", ())]
+    for path in [*task_format.objective_files(item), *plans]:
+        if path.suffix == ".py" and path.is_file():
+            try:
+                compile_task_file(path)
+            except TaskFormatError as exc:
+                return exc
+    return item
 
 
 def _export_harbor(argv: list[str]) -> int:
@@ -142,9 +163,17 @@ SUBCOMMANDS = {
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
-    """SIGTERM (a scheduler's timeout, ``kill``) ends the run like Ctrl-C does: sandboxes, services and
-    mounts are closed on the way out instead of being left behind."""
+    """SIGTERM (a scheduler's timeout, ``kill``) ends the run like Ctrl-C does: task code is killed at
+    once, and sandboxes, services and mounts are closed on the way out instead of being left behind."""
+    stop_children()
     sys.exit(128 + signum)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """Ctrl-C: kill running task code (graders, reference programs, in their own process groups, which
+    the terminal's SIGINT does not reach), then stop as Python does."""
+    stop_children()
+    raise KeyboardInterrupt
 
 
 def _usage() -> str:
@@ -164,6 +193,7 @@ def _usage() -> str:
 def main() -> None:
     """Dispatch to a subcommand, or to the Hydra app for everything else; bad input ends with one line."""
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `res-repro check ... | head` ends quietly
     if len(sys.argv) > 1 and sys.argv[1] in {"-h", "--help", "help"}:
         print(_usage())

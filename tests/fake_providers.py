@@ -73,7 +73,15 @@ class Fault:
     message: str = "injected failure"
 
 
-Step = Reply | Fault
+@dataclass(frozen=True)
+class Raw:
+    """A 200 reply whose body is sent verbatim: not JSON, or JSON the protocol does not allow."""
+
+    body: bytes
+    content_type: str = "application/json"
+
+
+Step = Reply | Fault | Raw
 
 RATE_LIMIT = Fault(FaultKind.RATE_LIMIT, retry_after=1.0, message="rate limit reached")
 SERVER_ERROR = Fault(FaultKind.SERVER_ERROR, message="the server had an error")
@@ -236,7 +244,9 @@ class FakeModelServer:
             step = self._script[number] if number < len(self._script) else self._after
             return self._served, step
 
-    def _answer(self, step: Step, serial: int, model: str) -> tuple[int, dict[str, Any], dict[str, str]]:
+    def _answer(
+        self, step: Reply | Fault, serial: int, model: str
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
         """Status, JSON body and extra headers for a step (a delay's sleep happens before this)."""
         if isinstance(step, Reply):
             render = _openai_reply if self.protocol == OPENAI else _anthropic_reply
@@ -274,6 +284,9 @@ class FakeModelServer:
                 body = json.loads(raw or b"{}")
                 headers = {name.lower(): value for name, value in self.headers.items()}
                 serial, step = server._next(Recorded(self.path, headers, body))
+                if isinstance(step, Raw):
+                    self._send_bytes(200, step.body, {"Content-Type": step.content_type})
+                    return
                 if isinstance(step, Fault) and step.kind is FaultKind.DROP:
                     self.close_connection = True
                     return
@@ -287,10 +300,13 @@ class FakeModelServer:
                     server.handling_seconds += time.perf_counter() - started
 
             def _send(self, status: int, payload: dict[str, Any], extra: dict[str, str]) -> None:
-                data = json.dumps(payload).encode()
+                self._send_bytes(
+                    status, json.dumps(payload).encode(), {"Content-Type": "application/json", **extra}
+                )
+
+            def _send_bytes(self, status: int, data: bytes, extra: dict[str, str]) -> None:
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     for name, value in extra.items():
                         self.send_header(name, value)

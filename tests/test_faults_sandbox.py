@@ -116,6 +116,15 @@ def test_full_disk_stays_inside_the_sandbox(make: MakeSandbox) -> None:
     assert sandbox.read_file("/app/after.txt") == b"freed\n"
 
 
+def test_shared_memory_is_capped(make: MakeSandbox) -> None:
+    sandbox = make()
+    if getattr(sandbox, "workspace_capped", True) is False:
+        pytest.skip("the local workspace cap needs root (a tmpfs mount)")
+    result = sandbox.exec(f"dd if=/dev/zero of=/dev/shm/big bs=1M count={8 * LIMITS.workspace_mb}", T)
+    assert result.exit_code != 0 and "No space left on device" in result.stderr
+    assert sandbox.shell().run("rm /dev/shm/big && echo freed", T).stdout == "freed\n"
+
+
 def test_sigterm_ignoring_daemons_die_at_timeout_and_close(make: MakeSandbox) -> None:
     sandbox = make()
     sleep, cmdline = sleep_marker()

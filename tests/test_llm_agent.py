@@ -24,6 +24,7 @@ from fake_providers import (
     FakeModelServer,
     Fault,
     FaultKind,
+    Raw,
     Recorded,
     Reply,
     Step,
@@ -534,3 +535,30 @@ def test_each_sample_asks_the_model_afresh_and_a_rerun_asks_nothing(
         requests, agents=agents, backend="local", store=EpisodeStore(tmp_path / "fresh"), show_progress=False
     )
     assert server.requests == []
+
+
+OPENAI_NULL_MESSAGE = {
+    "id": "x",
+    "object": "chat.completion",
+    "created": 1,
+    "model": "fake-model",
+    "choices": [{"index": 0, "message": None, "finish_reason": "stop"}],
+}
+MALFORMED = {
+    "not JSON": Raw(b"<html>502 Bad Gateway</html>", "text/html"),
+    "JSON that is not an object": Raw(b'["a", "list"]'),
+    "message null": Raw(json.dumps(OPENAI_NULL_MESSAGE).encode()),
+    "another protocol's body": Raw(json.dumps(OPENAI_NULL_MESSAGE | {"choices": []}).encode()),
+    "empty object": Raw(b"{}"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MALFORMED))
+def test_a_malformed_reply_is_a_provider_error(
+    server: FakeModelServer, make_agent: AgentFactory, tool_task: Task, kind: str
+) -> None:
+    server.load([], after=MALFORMED[kind])
+    record = run(tool_task, make_agent())
+    assert record.stop_reason == "provider_error", record.error
+    assert record.infrastructure_failure and record.grade is None
+    assert record.error is not None and "\n" not in record.error

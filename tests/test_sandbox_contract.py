@@ -359,3 +359,44 @@ def test_cannot_signal_host_processes(sandbox: Sandbox) -> None:
 def test_cannot_see_host_processes(sandbox: Sandbox) -> None:
     visible = sandbox.exec("ls /proc | grep -c '^[0-9]'", T).stdout.strip()
     assert int(visible or 0) < 20  # only the sandbox's own few processes
+
+
+@pytest.fixture
+def planted_secret() -> Iterator[tuple[Path, str]]:
+    """A root-only host file in /etc, written after the harness started (where the test may write
+    /etc), and its content; the host's shadow file when it may not."""
+    content = f"res-secret-{random.getrandbits(64):x}"
+    if os.geteuid() != 0:
+        yield Path("/etc/shadow"), content
+        return
+    path = Path(f"/etc/res-escape-{random.getrandbits(64):x}.key")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(content + "\n")
+    try:
+        yield path, content
+    finally:
+        path.unlink()
+
+
+def test_cannot_read_root_only_host_files(sandbox: Sandbox, planted_secret: tuple[Path, str]) -> None:
+    planted, content = planted_secret
+    shadow = Path("/etc/shadow")
+    host_shadow = shadow.read_text() if os.access(shadow, os.R_OK) else ""
+    result = sandbox.exec(f"cat {planted} /etc/shadow /etc/gshadow /etc/docker/key.json 2>/dev/null", T)
+    assert content not in result.stdout, "a root-only host file was read from inside the sandbox"
+    for line in host_shadow.splitlines():
+        if line.startswith("root:"):
+            assert line not in result.stdout, "the host's shadow file was read from inside the sandbox"
+    listed = sandbox.exec("ls /etc/ssl/private /etc/ssh 2>/dev/null", T).stdout
+    for key in Path("/etc/ssh").glob("ssh_host_*_key") if Path("/etc/ssh").is_dir() else []:
+        assert key.name not in listed or sandbox.exec(f"cat {key} 2>/dev/null", T).stdout == ""
+
+
+def test_only_the_workspace_is_writable(sandbox: Sandbox, backend: str) -> None:
+    # a container's own layer is writable by design (docs/security.md: it lands in the engine's storage)
+    probes = ("/dev/res-probe", "/etc/res-probe", "/usr/res-probe", "/res-probe")
+    outside = probes if backend == "local" else ()
+    for path in outside:
+        assert not sandbox.exec(f"touch {path}", T).ok, f"{path} is writable outside the workspace"
+    assert sandbox.exec("echo ok > /dev/shm/probe && cat /dev/shm/probe", T).stdout == "ok\n"

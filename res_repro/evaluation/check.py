@@ -31,6 +31,8 @@ def oracle_failure(record: EpisodeRecord) -> str:
     exits = [m.get("exit_code") for m in record.messages if m.get("role") == "tool" and "exit_code" in m]
     reference = f" after the reference solution exited {exits[-1]}" if exits and exits[-1] != 0 else ""
     evidence = record.grade.evidence if record.grade is not None else {}
+    if evidence.get("grader_error"):  # a traceback from a checkout's grader: its last line says what
+        return f"the grader failed: {str(evidence['grader_error']).strip().splitlines()[-1]}"
     if evidence.get("timed_out"):
         return "the verifier timed out"
     source = str(evidence.get("source", ""))

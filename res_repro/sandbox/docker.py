@@ -3,7 +3,8 @@
 The container idles on a small supervisor shell under Docker's init (which reaps orphans), has no
 network unless the spec allows it, and gets the spec's memory, CPU and file-size limits plus the
 configured cap on process count (``--pids-limit``). /app and /tmp are tmpfs-backed volumes of the
-configured workspace size (the image's /app is copied in), so filling them fills no host disk. Its
+configured workspace size (the image's /app is copied in), so filling them fills no host disk; /dev/shm
+has the same size. Its
 environment holds the image's variables and the spec's, never the harness's.
 
 Timeouts and the output kill limit are enforced from the host: every command records its process id
@@ -287,6 +288,7 @@ class DockerSandbox(Sandbox):
                 nano_cpus=int(self.spec.cpus * 1e9),
                 pids_limit=self.spec.limits.pids,
                 mounts=capped_mounts(self.spec.limits.workspace_mb),
+                shm_size=f"{self.spec.limits.workspace_mb}m",
                 ulimits=[
                     Ulimit(name="fsize", soft=file_limit, hard=file_limit),
                     Ulimit(name="core", soft=0, hard=0),

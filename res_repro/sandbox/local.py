@@ -1,18 +1,21 @@
 """The local backend: every command runs under bubblewrap on this machine.
 
 The host system is visible read-only (``/usr``, ``/etc`` and the top-level folders that lead into
-them); the sandbox's own folders (``/app``, ``/tests``, ``/solution``, ``/logs``, ``/tmp``) are private
-host folders bound read-write. Each command gets fresh namespaces (no network unless the spec allows it,
-its own process tree) and a minimal environment, so the harness's variables never reach it. Memory
-(address space), file size and core dumps are limited with rlimits; the CPU share in the spec is not
-enforced by this backend, only by the Docker backend.
+them), except that every host file or folder there which not everyone may read (``/etc/shadow``, the
+Docker daemon's key, SSH host keys...) is masked by an empty one: sandbox root is host root, so without
+the masks it could read them. The sandbox's own folders (``/app``, ``/tests``, ``/solution``,
+``/logs``, ``/tmp``) are private host folders bound read-write. Each command gets fresh namespaces (no
+network unless the spec allows it, its own process tree) and a minimal environment, so the harness's
+variables never reach it. Memory (address space), file size and core dumps are limited with rlimits;
+the CPU share in the spec is not enforced by this backend, only by the Docker backend.
 
 The :class:`~res_repro.sandbox.base.SandboxLimits` are enforced as follows. Processes: every process
 of the sandbox joins one ``pids`` cgroup (see :mod:`.cgroups`); where no cgroup is writable,
 ``RLIMIT_NPROC`` is set inside the sandbox, which binds only when the harness is not root. Workspace:
 as root, the private folders live on one size-capped tmpfs, so a full disk is the sandbox's alone;
-otherwise only the file-size rlimit applies. Output: read in chunks, kept up to the cap, and the
-command is killed once it has written more than the kill limit.
+otherwise only the file-size rlimit applies. ``/dev/shm`` is a folder of that same workspace, and the
+rest of ``/dev`` is read-only, so nothing outside the capped workspace is writable. Output: read in
+chunks, kept up to the cap, and the command is killed once it has written more than the kill limit.
 """
 
 from __future__ import annotations
@@ -58,6 +61,8 @@ from res_repro.sandbox.cgroups import PidsCgroup, pids_cgroup
 
 BASE_ENV = {"PATH": SANDBOX_PATH, "HOME": APP_DIR, "LANG": "C.UTF-8", "TERM": "dumb"}
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin")
+CHANGING_SYSTEM_DIRS = ("/etc",)  # scanned for unreadable entries at every sandbox start, the rest once
+SHM_DIR = ".dev_shm"  # in the workspace root: shown as /dev/shm, so shared memory counts against the cap
 # Docker's default capability set: root inside keeps what it has in a container, nothing more.
 CONTAINER_CAPABILITIES = (
     "CHOWN",
@@ -125,15 +130,70 @@ def system_mount_args() -> list[str]:
     return args
 
 
-def isolation_args(*, allow_network: bool, binds: list[str]) -> list[str]:
-    """bwrap arguments for namespaces, capabilities and mounts: the read-only system plus ``binds``.
+def unreadable_entries(top: str) -> list[str]:
+    """Entries below the host folder ``top`` that not everyone may read: regular files without the
+    world-read bit and folders without world read and search (whose contents are then not listed).
 
-    The root itself is made read-only last, so only the bound folders (and /dev) are writable.
+    Symlinks are skipped: one that points at such a file reaches the mask over it.
+    """
+    found: list[str] = []
+    for folder, dirs, files in os.walk(top):
+        for name in list(dirs):
+            path = os.path.join(folder, name)
+            with suppress(OSError):
+                mode = os.lstat(path).st_mode
+                if stat.S_ISDIR(mode) and mode & 0o005 != 0o005:
+                    found.append(path)
+                    dirs.remove(name)
+        for name in files:
+            path = os.path.join(folder, name)
+            with suppress(OSError):
+                mode = os.lstat(path).st_mode
+                if stat.S_ISREG(mode) and not mode & 0o004:
+                    found.append(path)
+    return found
+
+
+@functools.cache
+def _stable_unreadable_entries() -> tuple[str, ...]:
+    """:func:`unreadable_entries` of the system folders that change only with package installs,
+    scanned once per process (``/usr`` takes about a second)."""
+    stable = [d for d in SYSTEM_DIRS if d not in CHANGING_SYSTEM_DIRS]
+    tops = [d for d in stable if os.path.isdir(d) and not os.path.islink(d)]
+    return tuple(path for top in tops for path in unreadable_entries(top))
+
+
+def host_secret_masks() -> list[str]:
+    """bwrap arguments that hide every host system entry not everyone may read behind an empty,
+    read-only one (``/dev/null`` for a file, a read-only tmpfs for a folder).
+
+    Built for every command (``/etc`` takes milliseconds), so that a key written after the harness
+    started is masked too; an entry removed since the scan is left out, as bwrap cannot mount on it.
+    """
+    changing = [p for top in CHANGING_SYSTEM_DIRS if os.path.isdir(top) for p in unreadable_entries(top)]
+    args: list[str] = []
+    for path in [*_stable_unreadable_entries(), *changing]:
+        if not os.path.lexists(path):
+            continue
+        if os.path.isdir(path):
+            args += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            args += ["--ro-bind", "/dev/null", path]
+    return args
+
+
+def isolation_args(*, allow_network: bool, binds: list[str], masks: list[str] | None = None) -> list[str]:
+    """bwrap arguments for namespaces, capabilities and mounts: the read-only system (with ``masks``
+    over its unreadable entries, see :func:`host_secret_masks`) plus ``binds``.
+
+    ``/dev`` and then the root are made read-only last, so only the bound folders are writable.
     """
     args = ["--unshare-all", "--die-with-parent", "--new-session", *capability_args()]
     if allow_network:
         args.append("--share-net")
-    return [*args, *system_mount_args(), "--proc", "/proc", "--dev", "/dev", *binds, "--remount-ro", "/"]
+    system = [*system_mount_args(), *(masks or [])]
+    read_only = ["--remount-ro", "/dev", "--remount-ro", "/"]
+    return [*args, *system, "--proc", "/proc", "--dev", "/dev", *binds, *read_only]
 
 
 @functools.cache
@@ -305,6 +365,8 @@ class LocalSandbox(Sandbox):
             for folder in (APP_DIR, TESTS_DIR, SOLUTION_DIR, VERIFIER_LOGS_DIR, AGENT_LOGS_DIR, TMP_DIR):
                 (root / folder.lstrip("/")).mkdir(parents=True, exist_ok=True)
             (root / "tmp").chmod(0o1777)
+            (root / SHM_DIR).mkdir(mode=0o1777)
+            (root / SHM_DIR).chmod(0o1777)
             if self.spec.workspace is not None:
                 shutil.copytree(self.spec.workspace, root / "app", symlinks=True, dirs_exist_ok=True)
             self._cgroup = pids_cgroup(self.spec.limits.pids)
@@ -376,10 +438,12 @@ class LocalSandbox(Sandbox):
         binds: list[str] = []
         for folder in TRANSFER_ROOTS:
             binds += ["--bind", str(self.root / folder.lstrip("/")), folder]
+        binds += ["--bind", str(self.root / SHM_DIR), "/dev/shm"]
         binds += ["--ro-bind", str(self.control_dir), CONTROL_DIR]
         for link, target in self.spec.aliases:
             binds += ["--symlink", sandbox_path(target), link]
-        isolation = isolation_args(allow_network=self.spec.allow_network, binds=binds)
+        masks = host_secret_masks()
+        isolation = isolation_args(allow_network=self.spec.allow_network, binds=binds, masks=masks)
         bwrap = [_checked_bwrap(), *isolation, "--chdir", cwd, "--clearenv"]
         for name, value in {**BASE_ENV, **self.spec.env, **(env or {})}.items():
             bwrap += ["--setenv", name, value]

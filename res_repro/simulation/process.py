@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from res_repro.env.formats import format_of
-from res_repro.env.formats.claw_eval_live.services import dies_with_parent, minimal_env
+from res_repro.env.processes import dies_with_parent, minimal_env
 from res_repro.env.task import Task
 
 STOP_GRACE_S = 5.0

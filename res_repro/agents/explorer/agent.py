@@ -19,9 +19,10 @@ from res_repro.agents.explorer.tiers import BASIC, EXPERT, STANDARD, Skill, Tier
 from res_repro.agents.explorer.tool_client import AdaptiveClient
 from res_repro.agents.explorer.trace import BudgetExhausted, Trace
 from res_repro.env.formats import format_of
+from res_repro.env.formats.tool_api import ToolError
 from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
-from res_repro.env.task_code import call_solve, load_function
+from res_repro.env.task_code import TaskCodeError, run_task_function
 
 if TYPE_CHECKING:
     from res_repro.env.environment import Environment
@@ -92,7 +93,9 @@ class ExplorerAgent(Agent):
         except BudgetExhausted as exc:
             trace.note(f"I stop: {exc}.")
             return self._outcome(exc.stop_reason, trace, None, str(exc))
-        except Exception as exc:  # the plan broke on something the tier could not repair
+        except TaskCodeError as exc:  # the plan broke on something the tier could not repair
+            answer, error = None, str(exc)
+        except Exception as exc:  # a shell plan broke the same way
             answer, error = None, f"{type(exc).__name__}: {exc}"
         trace.note(answer if answer is not None else f"I could not complete the plan: {error}")
         return self._outcome(StopReason.ANSWERED, trace, answer, error)
@@ -101,11 +104,10 @@ class ExplorerAgent(Agent):
         self, path: Path, environment: Environment, trace: Trace, instruction: str, choices: Choices
     ) -> str:
         """Run the plan's ``solve`` with the adaptive client; its return value is the answer."""
-        solve = load_function(path, "solve")
         client = AdaptiveClient(trace, self.tier, environment.tools, choices)
         if self.tier.has(Skill.POLICIES):
             client.read_policies()
-        return str(call_solve(solve, client, instruction))
+        return str(run_task_function(path, "solve", [instruction], call=client, forwarded=(ToolError,)))
 
     @staticmethod
     def _outcome(stop: StopReason, trace: Trace, answer: str | None, error: str | None) -> AgentOutcome:

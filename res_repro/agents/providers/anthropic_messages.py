@@ -13,6 +13,7 @@ from typing import Any
 import anthropic
 
 from res_repro.agents.providers.base import (
+    MALFORMED_REPLY_ERRORS,
     ModelRequest,
     ModelResponse,
     Provider,
@@ -21,6 +22,7 @@ from res_repro.agents.providers.base import (
     ToolCallRequest,
     Usage,
     classify_status,
+    malformed_reply,
     retry_after_seconds,
 )
 
@@ -112,17 +114,23 @@ class AnthropicMessagesProvider(Provider):
             raise RetryableProviderError(f"{type(exc).__name__}: {exc}") from exc
         except anthropic.AnthropicError as exc:  # e.g. a response that fails the SDK's validation
             raise ProviderError(f"{type(exc).__name__}: {exc}") from exc
-        texts = [block.text for block in reply.content if block.type == "text"]
-        calls = tuple(
-            ToolCallRequest(block.id, block.name, json.dumps(block.input))
-            for block in reply.content
-            if block.type == "tool_use"
-        )
-        cached = getattr(reply.usage, "cache_read_input_tokens", 0) or 0
-        written = getattr(reply.usage, "cache_creation_input_tokens", 0) or 0
-        # Anthropic counts cache reads and writes apart from input_tokens; OpenAI's prompt_tokens include
-        # them. Input tokens here mean every prompt token, as with OpenAI.
-        usage = Usage(
-            (reply.usage.input_tokens or 0) + cached + written, reply.usage.output_tokens or 0, cached
-        )
-        return ModelResponse("\n".join(texts) or None, calls, usage, reply.stop_reason)
+        try:
+            return _response(reply)
+        except MALFORMED_REPLY_ERRORS as exc:
+            raise malformed_reply(exc, reply) from exc
+
+
+def _response(reply: Any) -> ModelResponse:
+    """The neutral response of a Messages reply (raises what reading a malformed one raises)."""
+    texts = [block.text for block in reply.content if block.type == "text"]
+    calls = tuple(
+        ToolCallRequest(block.id, block.name, json.dumps(block.input))
+        for block in reply.content
+        if block.type == "tool_use"
+    )
+    cached = getattr(reply.usage, "cache_read_input_tokens", 0) or 0
+    written = getattr(reply.usage, "cache_creation_input_tokens", 0) or 0
+    # Anthropic counts cache reads and writes apart from input_tokens; OpenAI's prompt_tokens include
+    # them. Input tokens here mean every prompt token, as with OpenAI.
+    usage = Usage((reply.usage.input_tokens or 0) + cached + written, reply.usage.output_tokens or 0, cached)
+    return ModelResponse("\n".join(texts) or None, calls, usage, reply.stop_reason)

@@ -208,6 +208,17 @@ class Provider(abc.ABC):
         """Send one request; raise a :class:`ProviderError` subclass on failure (no retries here)."""
 
 
+MALFORMED_REPLY_ERRORS = (AttributeError, KeyError, TypeError, ValueError)  # what reading a bad reply raises
+
+
+def malformed_reply(exc: Exception, reply: Any) -> ProviderError:
+    """The error for a reply the provider's protocol does not allow (a body that is not JSON, a message
+    that is null, another protocol's body): a provider error for the episode, never a crash."""
+    shown = repr(reply)
+    shown = shown if len(shown) <= 200 else shown[:200] + "..."
+    return ProviderError(f"malformed reply ({type(exc).__name__}: {exc}): {shown}")
+
+
 def retry_after_seconds(headers: Any) -> float | None:
     """Read a ``Retry-After`` header given in seconds (dates are ignored)."""
     value = headers.get("retry-after") if headers is not None else None

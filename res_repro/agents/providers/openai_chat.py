@@ -11,6 +11,7 @@ from typing import Any
 import openai
 
 from res_repro.agents.providers.base import (
+    MALFORMED_REPLY_ERRORS,
     ModelRequest,
     ModelResponse,
     Provider,
@@ -19,6 +20,7 @@ from res_repro.agents.providers.base import (
     ToolCallRequest,
     Usage,
     classify_status,
+    malformed_reply,
     retry_after_seconds,
 )
 
@@ -78,12 +80,20 @@ class OpenAIChatProvider(Provider):
             raise RetryableProviderError(f"{type(exc).__name__}: {exc}") from exc
         except openai.OpenAIError as exc:  # e.g. a response that fails the SDK's validation
             raise ProviderError(f"{type(exc).__name__}: {exc}") from exc
-        if not completion.choices:
-            raise RetryableProviderError("the response had no choices")
-        choice = completion.choices[0]
-        calls = tuple(
-            ToolCallRequest(call.id, call.function.name, call.function.arguments or "")
-            for call in choice.message.tool_calls or ()
-            if getattr(call, "function", None) is not None
-        )
-        return ModelResponse(choice.message.content, calls, _usage(completion.usage), choice.finish_reason)
+        try:
+            return _response(completion)
+        except MALFORMED_REPLY_ERRORS as exc:
+            raise malformed_reply(exc, completion) from exc
+
+
+def _response(completion: Any) -> ModelResponse:
+    """The neutral response of a chat completion (raises what reading a malformed one raises)."""
+    if not completion.choices:
+        raise RetryableProviderError("the response had no choices")
+    choice = completion.choices[0]
+    calls = tuple(
+        ToolCallRequest(call.id, call.function.name, call.function.arguments or "")
+        for call in choice.message.tool_calls or ()
+        if getattr(call, "function", None) is not None
+    )
+    return ModelResponse(choice.message.content, calls, _usage(completion.usage), choice.finish_reason)

@@ -19,13 +19,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from res_repro.env.formats.claw_eval_live.services import (
+from res_repro.env.grade import Grade
+from res_repro.env.processes import (
+    Stopped,
     dies_with_parent,
     minimal_env,
     output_tail,
     signal_group,
+    stopping,
+    track,
 )
-from res_repro.env.grade import Grade
 from res_repro.sandbox.base import SandboxError
 
 RUNNER = Path(__file__).with_name("grader_runner.py")
@@ -120,11 +123,14 @@ def run_grader(
         watchdog = threading.Timer(timeout, signal_group, (process.pid, signal.SIGKILL))
         watchdog.start()
         try:
-            reply = _converse(process, request, judge)
+            with track(process):
+                reply = _converse(process, request, judge)
         finally:
             watchdog.cancel()
             signal_group(process.pid, signal.SIGKILL)
             process.communicate()
+        if reply is None and stopping():
+            raise Stopped("the harness is stopping")
         if reply is None:
             return {
                 "error": f"the grader ended without a result (exit status {process.returncode}, "

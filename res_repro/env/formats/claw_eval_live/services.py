@@ -10,10 +10,7 @@ they die with the harness (a parent-death signal), so a killed run leaves no ser
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shlex
-import shutil
 import signal
 import socket
 import subprocess
@@ -29,23 +26,15 @@ from typing import IO, Any
 
 from res_repro.env.formats.claw_eval_live.task_file import LOCAL_URL, ServiceDef
 from res_repro.env.formats.claw_eval_live.transport import send
+from res_repro.env.processes import dies_with_parent, minimal_env, output_tail, signal_group
 from res_repro.env.services import ServiceError
 
 HEALTH_HEADERS = {"X-Health-Check": "1"}
 POLL_SECONDS = 0.1
 GRACE_SECONDS = 3.0
-OUTPUT_TAIL = 2000
-PASSED_THROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
 
 _PORT_LOCK = threading.Lock()
 _RESERVED: set[int] = set()
-
-
-def minimal_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The harness's PATH, HOME and locale only, plus ``extra``: no API keys, no proxies."""
-    env = {key: os.environ[key] for key in PASSED_THROUGH if key in os.environ}
-    env.update(extra or {})
-    return env
 
 
 def _reserve_free_port() -> int:
@@ -67,32 +56,12 @@ def rewrite_url(url: str, ports: Mapping[int, int]) -> str:
     return f"http://127.0.0.1:{ports[int(match['port'])]}{match['rest'] or ''}"
 
 
-def dies_with_parent(argv: list[str]) -> list[str]:
-    """``argv`` run so that the kernel kills it when the harness dies, even by SIGKILL (util-linux's
-    ``setpriv --pdeathsig``, which survives the exec); unchanged where setpriv is missing."""
-    setpriv = shutil.which("setpriv")
-    return [setpriv, "--pdeathsig", "KILL", "--", *argv] if setpriv else argv
-
-
 def service_command(command: str) -> list[str]:
     """The argv of a service command, with ``python``/``python3`` run by this interpreter."""
     argv = shlex.split(command)
     if argv and argv[0] in {"python", "python3"}:
         argv[0] = sys.executable
     return argv
-
-
-def output_tail(log: IO[bytes]) -> str:
-    """The last characters a process wrote to ``log``."""
-    log.seek(0)
-    text = log.read().decode("utf-8", errors="replace").strip()
-    return text[-OUTPUT_TAIL:] or "(no output)"
-
-
-def signal_group(pid: int, signum: int) -> None:
-    """Send ``signum`` to the process group led by ``pid``, if it still exists."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signum)
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from res_repro.env.middleware import make_middleware
 from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.services import OPERATIONS, FixtureService
 from res_repro.env.task import Task
-from res_repro.env.task_code import call_solve, load_function
+from res_repro.env.task_code import TaskCodeError, run_task_function
 from res_repro.env.tools import AuditEntry, Dispatcher, ToolCall, ToolResponse, ToolSpec
 
 
@@ -46,9 +46,10 @@ def run_reference_program(
     scaled environment.
 
     The program's ``solve(call)`` calls ``call(tool, **arguments)``; a ``solve(call, instruction)`` also
-    reads the instruction (a task whose documents come inlined in its prompt). An error response raises
-    :class:`ToolError`, and one the program does not handle, like any other exception it raises, ends the
-    run without an answer.
+    reads the instruction (a task whose documents come inlined in its prompt). The program runs in a child
+    interpreter (:func:`~res_repro.env.task_code.run_task_function`); an error response raises
+    ``ToolError`` there, and one the program does not handle, like any other exception it raises, a hang
+    past the time limit or a crash, ends the run without an answer.
     """
 
     def call(tool: str, **arguments: Any) -> Any:
@@ -58,17 +59,17 @@ def run_reference_program(
         return response.body
 
     call = adapted(call, read_adapters(task_dir), task_dir / ADAPTERS_FILE)
-    solve = load_function(program or task_dir / SOLUTION_FILE, "solve")
+    source = program or task_dir / SOLUTION_FILE
     try:
-        answer: str | None = str(call_solve(solve, call, instruction or ""))
-        messages = [{"role": "assistant", "content": answer}]
-    except ToolError as exc:
-        answer, messages = None, [{"role": "tool", "content": f"unhandled tool error: {exc}"}]
-    except Exception as exc:  # the program broke on a changed environment: it failed, nothing more
-        answer, messages = (
-            None,
-            [{"role": "tool", "content": f"the program failed: {type(exc).__name__}: {exc}"}],
+        answer: str | None = str(
+            run_task_function(source, "solve", [instruction or ""], call=call, forwarded=(ToolError,))
         )
+        messages = [{"role": "assistant", "content": answer}]
+    except TaskCodeError as exc:  # the program broke on a changed environment: it failed, nothing more
+        failure = (
+            f"unhandled tool error: {exc.detail}" if exc.kind == "ToolError" else f"the program failed: {exc}"
+        )
+        answer, messages = None, [{"role": "tool", "content": failure}]
     return AgentOutcome(
         stop_reason=StopReason.ANSWERED, answer=answer, turns=1, tool_calls=calls_made(), messages=messages
     )
@@ -119,20 +120,33 @@ class ToolEnvironment:
         return run_reference_program(self.task.path, self.call, lambda: len(self.audit))
 
     def grade(self, answer: str | None) -> Grade:
-        """Run grader.py on the final answer, the audit log and the services' state."""
+        """Run grader.py on the final answer, the audit log and the services' state; a grader that fails
+        (raises, hangs, returns malformed checks) scores 0 with the reason as ``grader_error``."""
         config: ToolTaskConfig = self.task.config
-        grade_fn = load_function(self.task.path / GRADER_FILE, "grade")
+        source = self.task.path / GRADER_FILE
         audit = [entry.to_dict() for entry in self.audit]
-        checks = grade_fn(answer or "", audit, self.state())
-        return grade_from_checks(checks, config.pass_threshold, self.task.path / GRADER_FILE)
+        try:
+            checks = run_task_function(source, "grade", [answer or "", audit, self.state()])
+            return grade_from_checks(checks, config.pass_threshold, source)
+        except (TaskCodeError, TaskFormatError) as exc:
+            return grader_failure(source, str(exc))
 
 
-def grade_from_checks(checks: Sequence[Mapping[str, Any]], threshold: float, source: Path) -> Grade:
+def grader_failure(source: Path, reason: str) -> Grade:
+    """The grade of an attempt whose grader failed: 0, with the one-line reason naming the file."""
+    return Grade(score=0.0, passed=False, evidence={"grader_error": f"{source}: {reason}"})
+
+
+def grade_from_checks(checks: Any, threshold: float, source: Path) -> Grade:
     """Turn weighted checks into a native score (weighted share passed) and a verdict at ``threshold``."""
     if not checks:
         raise TaskFormatError(source, "grade", "returned no checks")
-    total = sum(float(c.get("weight", 1.0)) for c in checks)
-    earned = sum(float(c.get("weight", 1.0)) for c in checks if c["passed"])
+    try:
+        total = sum(float(c.get("weight", 1.0)) for c in checks)
+        earned = sum(float(c.get("weight", 1.0)) for c in checks if c["passed"])
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        expected = f"expected a list of checks, each {{'passed': bool, 'weight': number}} ({exc!r})"
+        raise TaskFormatError(source, "grade", expected) from None
     score = earned / total if total > 0 else 0.0
     return Grade(
         score=score, passed=score >= threshold - 1e-9, evidence={"checks": [dict(c) for c in checks]}
