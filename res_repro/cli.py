@@ -133,9 +133,50 @@ def _export_harbor(argv: list[str]) -> int:
     return 0
 
 
+def _view(argv: list[str]) -> int:
+    """Browse a run's tables, episodes and lineages in a local web page (or write them as static files)."""
+    import tempfile
+
+    from res_repro.config import compose_config
+    from res_repro.viewer import resolve_source, serve, write_bundle
+    from res_repro.viewer.sources import newest_run
+
+    parser = argparse.ArgumentParser(prog="res-repro view", description=_view.__doc__)
+    parser.add_argument(
+        "source",
+        type=Path,
+        nargs="?",
+        help="a run folder, a lineage store (.cache/lineages) or an episode store; default: the newest run",
+    )
+    parser.add_argument("--port", type=int, default=8765, help="the local port to serve on (0: any free one)")
+    parser.add_argument("--bundle", type=Path, help="write the pages to this folder instead of serving them")
+    parser.add_argument("--cache-dir", type=Path, help="the cache a run used (default: the .cache above it)")
+    args = parser.parse_args(argv)
+    paths = compose_config().paths
+    source = resolve_source(args.source or newest_run(Path(paths.log_dir)), args.cache_dir)
+    if args.bundle is not None:
+        print(f"view written to {write_bundle(source, args.bundle)}")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="res-repro-view-") as folder:
+        write_bundle(source, Path(folder))
+        try:
+            server = serve(Path(folder), args.port)
+        except OSError as exc:
+            raise UserInputError(f"--port {args.port}: {exc.strerror}; choose another port") from None
+        print(f"viewing {source.label} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C ends)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
+    return 0
+
+
 SUBCOMMANDS = {
     "check": _check,
     "validate": _validate,
+    "view": _view,
     "export-sft": _export_sft,
     "export-harbor": _export_harbor,
 }

@@ -74,14 +74,14 @@ def evaluate(
         episode_id = _episode_id(request, agents[request.agent], backend_key(backend), seed)
         cached = store.get(episode_id)
         if cached is not None:
-            records[index] = cached
+            records[index] = request.label(cached)
             continue
         reason = refusals.get(request.task.task_id)
         if reason is not None:  # not stored: the same task runs on a backend that can give it
             refused = EpisodeRecord.unfinished(
                 request.task, agents[request.agent], request.environment, episode_id, backend
             )
-            records[index] = replace(refused, error=reason)
+            records[index] = request.label(replace(refused, error=reason))
             continue
         keys = limits.keys(request.agent, backend_name(backend))
         jobs.append(EpisodeJob(index, request, episode_id, backend, seed, max_infra_retries, keys))
@@ -98,7 +98,8 @@ def evaluate(
         if jobs:
             with executor.start(agents):
                 for job, record in stream(executor, jobs, limits):
-                    store.put(record)
-                    records[job.index] = record
+                    labelled = job.request.label(record)
+                    store.put(labelled)
+                    records[job.index] = labelled
                     progress.advance(bar)
     return [records[index] for index in range(len(requests))]

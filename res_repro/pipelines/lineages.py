@@ -74,11 +74,21 @@ def configured_tasks(cfg: DictConfig) -> list[Task]:
     return load_benchmark(cfg.benchmark.name, params, generated_dir=cache_dir(cfg) / "generated")
 
 
+def placed(requests: Sequence[EpisodeRequest], lineages: Sequence[LineageResult]) -> list[EpisodeRequest]:
+    """``requests`` with the lineage node each one's task is (matched by content), so records carry it."""
+    where = {node.task.content_hash: node.place for lineage in lineages for node in lineage.nodes}
+    return [dataclasses.replace(r, place=where.get(r.task.content_hash, r.place)) for r in requests]
+
+
 def run_requests(
-    cfg: DictConfig, requests: Sequence[EpisodeRequest], agents: Mapping[str, Agent]
+    cfg: DictConfig,
+    requests: Sequence[EpisodeRequest],
+    agents: Mapping[str, Agent],
+    lineages: Sequence[LineageResult] = (),
 ) -> list[EpisodeRecord]:
     """Run (or reuse) the episodes with the configured backend, executor, concurrency limits, store,
-    workers, seed and retries."""
+    workers, seed and retries; records of tasks that are nodes of ``lineages`` carry their place."""
+    requests = placed(requests, lineages)
     models = plain(cfg.models)
     recipes = agent_recipes(
         agents,
@@ -224,7 +234,7 @@ def build_lineages(
 
         results = list(pool.map(scale, tasks))
     for result in results:
-        log.info("%s: depth %d (%s)", result.seed_task_id, result.last.manifest.depth, result.stop_reason)
+        log.debug("%s: depth %d (%s)", result.seed_task_id, result.last.manifest.depth, result.stop_reason)
     composing, children = composition_counts(results)
     log.info("composition: %d of %d children build on an earlier change", composing, children)
     return results
