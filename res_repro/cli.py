@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from res_repro.config import config_choices, internal_choice
 from res_repro.errors import UserInputError
 
 
@@ -197,8 +198,12 @@ def _usage() -> str:
     lines += [
         "",
         "runs: Hydra overrides, e.g. res-repro experiment=table1 benchmark=terminal_bundled",
-        "      (res-repro --hydra-help, --cfg job; make help lists the paper's targets)",
+        "      (res-repro SUBCOMMAND --help; res-repro --cfg job shows a run's config; make help lists",
+        "      the paper's targets)",
+        "",
+        "config groups (GROUP=OPTION):",
     ]
+    lines += [f"  {group:<14} {', '.join(options)}" for group, options in config_choices().items()]
     return "\n".join(lines)
 
 
@@ -215,6 +220,10 @@ def main() -> None:
         except UserInputError as exc:
             print(f"error: {exc}", file=sys.stderr)
             sys.exit(2)
+    internal = internal_choice(sys.argv[1:])
+    if internal is not None:
+        print(f"error: {internal}", file=sys.stderr)
+        sys.exit(2)
     from res_repro.app import hydra_main
 
     hydra_main()
