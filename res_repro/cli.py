@@ -71,7 +71,13 @@ def _export_sft(argv: list[str]) -> int:
     """Export model episodes from an episodes.jsonl file as chat fine-tuning JSONL (messages + tools)."""
     from res_repro.config import compose_config
     from res_repro.evaluation.metrics import MetricSettings
-    from res_repro.sft.export import export_chat_jsonl, read_episodes
+    from res_repro.sft.export import (
+        NOT_PASSED,
+        SCRIPTED,
+        export_chat_jsonl,
+        metadata_path,
+        read_episodes,
+    )
 
     parser = argparse.ArgumentParser(prog="res-repro export-sft", description=_export_sft.__doc__)
     parser.add_argument("episodes", type=Path, help="an episodes.jsonl written by a run")
@@ -80,20 +86,26 @@ def _export_sft(argv: list[str]) -> int:
     parser.add_argument(
         "--include-scripted",
         action="store_true",
-        help="keep scripted agents' episodes too (labelled scripted in each record's metadata)",
+        help="keep scripted agents' episodes too (labelled scripted in the metadata side file)",
     )
     args = parser.parse_args(argv)
     if not args.episodes.is_file():
         raise UserInputError(f"{args.episodes}: not found; expected an episodes.jsonl file")
     cfg = compose_config()  # "passed" by the project's metrics config (conf/metrics/)
-    written = export_chat_jsonl(
+    report = export_chat_jsonl(
         read_episodes(args.episodes),
         args.out,
         only_passed=not args.all,
         include_scripted=args.include_scripted,
         settings=MetricSettings.from_config(cfg.metrics, cfg.seed),
     )
-    print(f"{written} episodes written to {args.out}")
+    if not report.written:
+        hints = {SCRIPTED: "--include-scripted keeps them", NOT_PASSED: "--all keeps them"}
+        hinted = [f"{hints[r]} ({r})" for r in report.skipped if r in hints]
+        print(f"no episode written to {args.out}: {report.why_none()}" + "".join(f"; {h}" for h in hinted))
+        return 1
+    left_out = f"; left out: {report.why_none()}" if report.skipped else ""
+    print(f"{report.written} episodes written to {args.out} (metadata: {metadata_path(args.out)}){left_out}")
     return 0
 
 

@@ -379,7 +379,9 @@ def internal_choice(overrides: list[str]) -> str | None:
         group, _, option = override.lstrip("+~").partition("=")
         if group.isidentifier() and option.startswith(INTERNAL_PREFIXES) and (CONF_DIR / group).is_dir():
             options = ", ".join(config_choices().get(group, []))
-            return f"{override}: {option} is an internal schema entry, not a choice; {group} is one of: {options}"
+            return (
+                f"{override}: {option} is an internal schema entry, not a choice; {group}: one of {options}"
+            )
     return None
 
 

@@ -165,7 +165,7 @@ def test_picking_an_internal_schema_entry_is_one_line():
         [sys.executable, "-m", "res_repro", "benchmark=base_agentce"], capture_output=True, text=True
     )
     assert run.returncode == 2 and "Traceback" not in run.stderr
-    assert run.stderr.strip().splitlines() == [run.stderr.strip()] and "terminal_bundled" in run.stderr
+    assert run.stderr.strip().splitlines() == [run.stderr.strip()] and "one of agentce" in run.stderr
 
 
 def test_a_run_missing_a_users_path_names_the_setting(tmp_path):
