@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from res_repro.agents import Agent, build_agents, make_llm_agent
 from res_repro.benchmarks.registry import load_benchmark
@@ -24,6 +23,7 @@ from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.executors import make_executor
 from res_repro.evaluation.jobs import agent_recipes
+from res_repro.evaluation.progress import progress
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.scheduling import ConcurrencyLimits
 from res_repro.evaluation.store import EpisodeStore
@@ -110,6 +110,7 @@ def run_requests(
         seed=cfg.seed,
         max_infra_retries=cfg.sandbox.max_infra_retries,
         show_progress=cfg.show_progress,
+        label=f"{cfg.benchmark.name}: evaluation",
         executor=make_executor(plain(cfg.executor), workers=cfg.workers, recipes=recipes),
         limits=limits,
     )
@@ -220,16 +221,15 @@ def build_lineages(
     """Scale every seed task (in parallel within the caps, resumable), in task order."""
     scaler = scaler or make_scaler(cfg)
     scaler.hold_out(tasks)
-    columns = (TextColumn("[bold]scaling"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    label = f"{cfg.benchmark.name}: scaling"
     with (
-        Progress(*columns, disable=not cfg.show_progress, transient=True) as progress,
+        progress(label, len(tasks), enabled=cfg.show_progress) as advance,
         ThreadPoolExecutor(max_workers=scaling_threads(cfg)) as pool,
     ):
-        bar = progress.add_task("scaling", total=len(tasks))
 
         def scale(task: Task) -> LineageResult:
             result = scaler.scale(task)
-            progress.advance(bar)
+            advance()
             return result
 
         results = list(pool.map(scale, tasks))
