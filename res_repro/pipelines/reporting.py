@@ -76,7 +76,7 @@ def publish(
             tracker.log_artifacts(sorted(hydra_dir.iterdir()), folder=".hydra")
         if tracker.run_id:
             print(f"MLflow run {tracker.run_id} in {cfg.tracking.uri} (experiment {cfg.tracking.experiment})")
-    names = ", ".join(sorted({p.name for p in artifacts}))
+    names = ", ".join(sorted({p.name for p in artifacts} | ({"view/"} if (out / "view").is_dir() else set())))
     print(
         f"wrote to {out}: {names}"
         + (f"; the table and figures also to {cfg.paths.results_dir}" if cfg.save_results else "")
