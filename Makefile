@@ -26,10 +26,10 @@ $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0  # the CPU wheel; a bare torch requirement pulls a CUDA build
-	$(PY) -m pip install -q -e '.[dev,ray,sft]'
+	$(PY) -m pip install -q -e '.[dev,ray,sft,browser]'
 	touch $@
 
-system-deps: ## Install bubblewrap and busybox-static (apt-get where possible)
+system-deps: ## Install bubblewrap, busybox-static, docker-registry and chromium (apt-get where possible)
 	@bash scripts/install_system_deps.sh
 
 install: $(STAMP) system-deps ## Create the virtual environment and install everything

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 
 import hydra
 from omegaconf import DictConfig
@@ -16,9 +17,12 @@ register_configs()
 
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def hydra_main(cfg: DictConfig) -> None:
-    """Run one pipeline (or one job of a multirun) as configured; bad input ends it with one line."""
+    """Run one pipeline (or one job of a multirun) as configured, closing with its wall time (the files
+    and the MLflow run are printed as they are written); bad input ends it with one line."""
+    started = time.perf_counter()
     try:
         run_pipeline(cfg)
     except UserInputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
+    print(f"{cfg.task_name} on {cfg.benchmark.name} done in {time.perf_counter() - started:.0f} s")

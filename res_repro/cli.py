@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from res_repro.config import config_choices, internal_choice
 from res_repro.env.processes import stop_children
 from res_repro.errors import UserInputError
 
@@ -71,7 +72,13 @@ def _export_sft(argv: list[str]) -> int:
     """Export model episodes from an episodes.jsonl file as chat fine-tuning JSONL (messages + tools)."""
     from res_repro.config import compose_config
     from res_repro.evaluation.metrics import MetricSettings
-    from res_repro.sft.export import export_chat_jsonl, read_episodes
+    from res_repro.sft.export import (
+        NOT_PASSED,
+        SCRIPTED,
+        export_chat_jsonl,
+        metadata_path,
+        read_episodes,
+    )
 
     parser = argparse.ArgumentParser(prog="res-repro export-sft", description=_export_sft.__doc__)
     parser.add_argument("episodes", type=Path, help="an episodes.jsonl written by a run")
@@ -80,20 +87,26 @@ def _export_sft(argv: list[str]) -> int:
     parser.add_argument(
         "--include-scripted",
         action="store_true",
-        help="keep scripted agents' episodes too (labelled scripted in each record's metadata)",
+        help="keep scripted agents' episodes too (labelled scripted in the metadata side file)",
     )
     args = parser.parse_args(argv)
     if not args.episodes.is_file():
         raise UserInputError(f"{args.episodes}: not found; expected an episodes.jsonl file")
     cfg = compose_config()  # "passed" by the project's metrics config (conf/metrics/)
-    written = export_chat_jsonl(
+    report = export_chat_jsonl(
         read_episodes(args.episodes),
         args.out,
         only_passed=not args.all,
         include_scripted=args.include_scripted,
         settings=MetricSettings.from_config(cfg.metrics, cfg.seed),
     )
-    print(f"{written} episodes written to {args.out}")
+    if not report.written:
+        hints = {SCRIPTED: "--include-scripted keeps them", NOT_PASSED: "--all keeps them"}
+        hinted = [f"{hints[r]} ({r})" for r in report.skipped if r in hints]
+        print(f"no episode written to {args.out}: {report.why_none()}" + "".join(f"; {h}" for h in hinted))
+        return 1
+    left_out = f"; left out: {report.why_none()}" if report.skipped else ""
+    print(f"{report.written} episodes written to {args.out} (metadata: {metadata_path(args.out)}){left_out}")
     return 0
 
 
@@ -154,9 +167,50 @@ def _export_harbor(argv: list[str]) -> int:
     return 0
 
 
+def _view(argv: list[str]) -> int:
+    """Browse a run's tables, episodes and lineages in a local web page (or write them as static files)."""
+    import tempfile
+
+    from res_repro.config import compose_config
+    from res_repro.viewer import resolve_source, serve, write_bundle
+    from res_repro.viewer.sources import newest_run
+
+    parser = argparse.ArgumentParser(prog="res-repro view", description=_view.__doc__)
+    parser.add_argument(
+        "source",
+        type=Path,
+        nargs="?",
+        help="a run folder, a lineage store (.cache/lineages) or an episode store; default: the newest run",
+    )
+    parser.add_argument("--port", type=int, default=8765, help="the local port to serve on (0: any free one)")
+    parser.add_argument("--bundle", type=Path, help="write the pages to this folder instead of serving them")
+    parser.add_argument("--cache-dir", type=Path, help="the cache a run used (default: the .cache above it)")
+    args = parser.parse_args(argv)
+    paths = compose_config().paths
+    source = resolve_source(args.source or newest_run(Path(paths.log_dir)), args.cache_dir)
+    if args.bundle is not None:
+        print(f"view written to {write_bundle(source, args.bundle)}")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="res-repro-view-") as folder:
+        write_bundle(source, Path(folder))
+        try:
+            server = serve(Path(folder), args.port)
+        except OSError as exc:
+            raise UserInputError(f"--port {args.port}: {exc.strerror}; choose another port") from None
+        print(f"viewing {source.label} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C ends)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
+    return 0
+
+
 SUBCOMMANDS = {
     "check": _check,
     "validate": _validate,
+    "view": _view,
     "export-sft": _export_sft,
     "export-harbor": _export_harbor,
 }
@@ -185,8 +239,12 @@ def _usage() -> str:
     lines += [
         "",
         "runs: Hydra overrides, e.g. res-repro experiment=table1 benchmark=terminal_bundled",
-        "      (res-repro --hydra-help, --cfg job; make help lists the paper's targets)",
+        "      (res-repro SUBCOMMAND --help; res-repro --cfg job shows a run's config; make help lists",
+        "      the paper's targets)",
+        "",
+        "config groups (GROUP=OPTION):",
     ]
+    lines += [f"  {group:<14} {', '.join(options)}" for group, options in config_choices().items()]
     return "\n".join(lines)
 
 
@@ -204,6 +262,10 @@ def main() -> None:
         except UserInputError as exc:
             print(f"error: {exc}", file=sys.stderr)
             sys.exit(2)
+    internal = internal_choice(sys.argv[1:])
+    if internal is not None:
+        print(f"error: {internal}", file=sys.stderr)
+        sys.exit(2)
     from res_repro.app import hydra_main
 
     hydra_main()

@@ -359,6 +359,32 @@ class Config:
     sweep: SweepConfig = field(default_factory=SweepConfig)
 
 
+INTERNAL_PREFIXES = ("base_", "_")  # structured-config schemas and shared fragments: never picked directly
+
+
+def config_choices() -> dict[str, list[str]]:
+    """The config groups a user picks from (``GROUP=OPTION``) and their options: the YAML files under
+    ``conf/``, without Hydra's own group, internal schemas and fragments, or groups with a single option."""
+    groups = {}
+    for folder in sorted(p for p in CONF_DIR.iterdir() if p.is_dir() and p.name != "hydra"):
+        options = sorted(f.stem for f in folder.glob("*.yaml") if not f.name.startswith(INTERNAL_PREFIXES))
+        if len(options) > 1:
+            groups[folder.name] = options
+    return groups
+
+
+def internal_choice(overrides: list[str]) -> str | None:
+    """Why an override picks an internal entry of a group (``benchmark=base_agentce``), or None."""
+    for override in overrides:
+        group, _, option = override.lstrip("+~").partition("=")
+        if group.isidentifier() and option.startswith(INTERNAL_PREFIXES) and (CONF_DIR / group).is_dir():
+            options = ", ".join(config_choices().get(group, []))
+            return (
+                f"{override}: {option} is an internal schema entry, not a choice; {group}: one of {options}"
+            )
+    return None
+
+
 def register_configs() -> None:
     """Register the schemas and the ``project_root`` resolver (safe to call more than once)."""
     if not OmegaConf.has_resolver("project_root"):

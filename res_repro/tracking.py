@@ -78,6 +78,13 @@ class Tracker:
     def log_artifacts(self, paths: list[Path], folder: str | None = None) -> None:
         """Attach files to the run."""
 
+    def log_folder(self, root: Path, folder: str) -> None:
+        """Attach every file under ``root`` to the run under ``folder``, keeping the tree (secrets
+        replaced as in :meth:`log_artifacts`)."""
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            parent = path.parent.relative_to(root).as_posix()
+            self.log_artifacts([path], folder=folder if parent == "." else f"{folder}/{parent}")
+
     def log_figure(self, figure: Any, artifact_file: str) -> None:
         """Attach a matplotlib figure to the run."""
 

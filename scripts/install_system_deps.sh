@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the system packages the harness needs: bubblewrap (the local sandbox), busybox-static (the
-# minimal image the Docker tests build without a registry) and docker-registry (the loopback registry
-# the image-pull tests push to). Uses apt-get where it can.
+# minimal image the Docker tests build without a registry), docker-registry (the loopback registry
+# the image-pull tests push to) and chromium (the browser the viewer's Playwright test drives; Playwright
+# downloads no browser of its own). Uses apt-get where it can.
 set -euo pipefail
 
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 [ -x /bin/busybox ] || missing+=(busybox-static)
 command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if command -v apt-get >/dev/null 2>&1; then

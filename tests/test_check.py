@@ -148,11 +148,24 @@ def test_a_copied_claw_eval_live_task_validates_with_its_checkout_named(tmp_path
     assert named.returncode == 0 and named.stdout.strip().splitlines()[-1] == "1 tasks: 1 well-formed"
 
 
-def test_help_lists_every_subcommand():
+def test_help_lists_every_subcommand_and_the_config_groups_without_internal_entries():
     shown = subprocess.run([sys.executable, "-m", "res_repro", "--help"], capture_output=True, text=True)
     assert shown.returncode == 0
-    for name in ("check", "validate", "export-sft", "export-harbor"):
+    for name in ("check", "validate", "view", "export-sft", "export-harbor"):
         assert f"  {name} " in shown.stdout
+    groups = dict(line.split(maxsplit=1) for line in shown.stdout.split("(GROUP=OPTION):\n")[1].splitlines())
+    assert {"benchmark", "experiment", "models", "sandbox", "scaling"} <= groups.keys()
+    options = {group: line.split(", ") for group, line in groups.items()}
+    assert "table1" in options["experiment"] and "terminal_bundled" in options["benchmark"]
+    assert not [o for found in options.values() for o in found if o.startswith(("base_", "_"))]
+
+
+def test_picking_an_internal_schema_entry_is_one_line():
+    run = subprocess.run(
+        [sys.executable, "-m", "res_repro", "benchmark=base_agentce"], capture_output=True, text=True
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.strip().splitlines() == [run.stderr.strip()] and "one of agentce" in run.stderr
 
 
 def test_a_run_missing_a_users_path_names_the_setting(tmp_path):

@@ -21,7 +21,7 @@ from res_repro.sft.collect import (
     split_by_condition,
     trainable_pools,
 )
-from res_repro.sft.export import export_chat_jsonl
+from res_repro.sft.export import export_chat_jsonl, metadata_path
 from res_repro.sft.start import checked_start
 
 TEACHER = "explorer-expert"
@@ -82,11 +82,11 @@ def test_tiny_model_trains_per_condition_and_reloads_to_generate(episodes, tmp_p
     files = {}
     for condition, mine in selected.items():
         files[condition] = tmp_path / f"{condition}.jsonl"
-        assert (
-            export_chat_jsonl(mine, files[condition], include_scripted=True, settings=metric_settings()) == 2
-        )
+        report = export_chat_jsonl(mine, files[condition], include_scripted=True, settings=metric_settings())
+        assert report.written == 2
     example = json.loads(files[RES].read_text().splitlines()[0])
-    assert example["metadata"]["scripted"] is True and example["metadata"]["agent"] == TEACHER
+    metadata = json.loads(metadata_path(files[RES]).read_text().splitlines()[0])
+    assert metadata["scripted"] is True and metadata["agent"] == TEACHER
     assert any(m.get("tool_calls") for m in example["messages"])
 
     sft = OmegaConf.to_container(cfg.sft, resolve=True)

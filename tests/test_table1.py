@@ -67,6 +67,8 @@ def test_table1_runs_end_to_end_and_reuses_everything(tmp_path):
         "results/episodes.jsonl",
         "results/lineages.jsonl",
     } <= artifacts
+    view = {a.path for a in client.list_artifacts(run.info.run_id, "view")}
+    assert {"view/index.html", "view/episodes", "view/seeds", "view/nodes", "view/groups"} <= view
     manifests = (
         (next((tmp_path / "runs" / "table1" / "runs").glob("*/lineages.jsonl"))).read_text().splitlines()
     )

@@ -135,9 +135,11 @@ def _check_runnable(
     tasks: Sequence[Task], *, backend: str, store: EpisodeStore, workers: int
 ) -> list[TaskValidity]:
     with_reference = [format_of(task).has_reference(task) for task in tasks]
-    requests = [EpisodeRequest(task, "nop") for task in tasks]
+    requests = [EpisodeRequest(task, "nop", role="check") for task in tasks]
     requests += [
-        EpisodeRequest(task, "oracle") for task, has in zip(tasks, with_reference, strict=True) if has
+        EpisodeRequest(task, "oracle", role="check")
+        for task, has in zip(tasks, with_reference, strict=True)
+        if has
     ]
     records = iter(
         evaluate(

@@ -37,6 +37,10 @@ class EpisodeRecord:
     accounting: dict[str, float] = field(default_factory=dict)
     tools: list[dict[str, Any]] = field(default_factory=list)
     messages: list[dict[str, Any]] = field(default_factory=list)
+    role: str = "evaluated"  # why it ran: evaluated, check, teacher (see EpisodeRequest)
+    seed_task_id: str | None = None  # the lineage the environment belongs to, when it is a lineage node
+    node_id: str | None = None
+    depth: int | None = None
 
     @property
     def infrastructure_failure(self) -> bool:
@@ -85,6 +89,15 @@ class EpisodeRecord:
         """Rebuild a record written by :meth:`to_dict`."""
         grade = Grade.from_dict(data["grade"]) if data.get("grade") else None
         return cls(**{**data, "grade": grade})
+
+
+@dataclass(frozen=True)
+class LineagePlace:
+    """Where an environment sits in a lineage: its seed task, node id and depth (0 for E0)."""
+
+    seed_task_id: str
+    node_id: str
+    depth: int
 
 
 def run_episode(

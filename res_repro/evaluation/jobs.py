@@ -11,23 +11,31 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from res_repro.agents.base import Agent
 from res_repro.env.task import Task
-from res_repro.evaluation.episode import EpisodeRecord, run_episode
+from res_repro.evaluation.episode import EpisodeRecord, LineagePlace, run_episode
 from res_repro.sandbox import Backend
 
 
 @dataclass(frozen=True)
 class EpisodeRequest:
-    """One episode to run: which agent attempts which task in which environment."""
+    """One episode to run: which agent attempts which task in which environment; ``place`` is the lineage
+    node the task is (when it is one) and ``role`` why the episode runs, both copied onto its record."""
 
     task: Task
     agent: str
     environment: str = "original"
+    place: LineagePlace | None = None
+    role: str = "evaluated"
+
+    def label(self, record: EpisodeRecord) -> EpisodeRecord:
+        """``record`` (fresh or reused from the store) with this request's role and lineage place."""
+        place = asdict(self.place) if self.place else dict.fromkeys(("seed_task_id", "node_id", "depth"))
+        return replace(record, role=self.role, **place)
 
 
 @dataclass(frozen=True)

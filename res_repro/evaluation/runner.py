@@ -1,4 +1,4 @@
-"""The evaluation runner: episodes on an executor (threads or Ray), cached, resumable, with a progress bar."""
+"""The evaluation runner: episodes on an executor (threads or Ray), cached, resumable, with progress shown."""
 
 from __future__ import annotations
 
@@ -6,14 +6,13 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
 from res_repro.agents.base import Agent
 from res_repro.env.formats import format_of
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.executor_base import Executor
 from res_repro.evaluation.executors import LocalExecutor
 from res_repro.evaluation.jobs import EpisodeJob, EpisodeRequest
+from res_repro.evaluation.progress import progress
 from res_repro.evaluation.scheduling import ConcurrencyLimits, stream
 from res_repro.evaluation.store import EpisodeStore, episode_key
 from res_repro.sandbox import Backend, backend_key, backend_name
@@ -54,6 +53,7 @@ def evaluate(
     seed: int = 0,
     max_infra_retries: int = 2,
     show_progress: bool = True,
+    label: str = "evaluation",
     executor: Executor | None = None,
     limits: ConcurrencyLimits | None = None,
 ) -> list[EpisodeRecord]:
@@ -63,7 +63,8 @@ def evaluate(
     sandbox backend). Each finished record is written to the store on this process as soon as it comes
     back, so an interrupted run loses nothing and a rerun redoes nothing. ``backend`` is a backend name or
     a :class:`~res_repro.sandbox.SandboxBackend` with its limits; concurrency limits count by its name,
-    ids also carry non-default limits.
+    ids also carry non-default limits. Progress is shown under ``label`` (see
+    :func:`~res_repro.evaluation.progress.progress`).
     """
     executor = executor or LocalExecutor(workers)
     limits = limits or ConcurrencyLimits()
@@ -74,31 +75,24 @@ def evaluate(
         episode_id = _episode_id(request, agents[request.agent], backend_key(backend), seed)
         cached = store.get(episode_id)
         if cached is not None:
-            records[index] = cached
+            records[index] = request.label(cached)
             continue
         reason = refusals.get(request.task.task_id)
         if reason is not None:  # not stored: the same task runs on a backend that can give it
             refused = EpisodeRecord.unfinished(
                 request.task, agents[request.agent], request.environment, episode_id, backend
             )
-            records[index] = replace(refused, error=reason)
+            records[index] = request.label(replace(refused, error=reason))
             continue
         keys = limits.keys(request.agent, backend_name(backend))
         jobs.append(EpisodeJob(index, request, episode_id, backend, seed, max_infra_retries, keys))
     log.info("%d episodes: %d reused from the store, %d to run", len(requests), len(records), len(jobs))
-    columns = (
-        TextColumn("[bold]episodes"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("cached {task.fields[cached]}"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, disable=not show_progress, transient=True) as progress:
-        bar = progress.add_task("episodes", total=len(requests), completed=len(records), cached=len(records))
+    with progress(label, len(requests), completed=len(records), enabled=show_progress) as advance:
         if jobs:
             with executor.start(agents):
                 for job, record in stream(executor, jobs, limits):
-                    store.put(record)
-                    records[job.index] = record
-                    progress.advance(bar)
+                    labelled = job.request.label(record)
+                    store.put(labelled)
+                    records[job.index] = labelled
+                    advance()
     return [records[index] for index in range(len(requests))]

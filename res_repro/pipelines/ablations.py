@@ -193,7 +193,7 @@ def ablation_records(cfg: DictConfig) -> AblationRecords:
         for condition in conditions
         for task in found[condition]
     ]
-    flat = iter(run_requests(cfg, requests, agents))
+    flat = iter(run_requests(cfg, requests, agents, lineages))
     raw = {(key, c): [next(flat) for _ in tasks] for key in agents for c in conditions}
     keep = [
         index

@@ -126,7 +126,7 @@ def run_res_depth(cfg: DictConfig) -> Table:
         for condition, tasks in found.items()
         for task in tasks
     ]
-    flat = run_requests(cfg, requests, agents)
+    flat = run_requests(cfg, requests, agents, lineages)
     records: dict[tuple[str, str], list[EpisodeRecord]] = {}
     for request, record in zip(requests, flat, strict=True):
         records.setdefault((request.agent, request.environment), []).append(record)

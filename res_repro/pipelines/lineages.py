@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from res_repro.agents import Agent, build_agents, make_llm_agent
 from res_repro.benchmarks.registry import load_benchmark
@@ -24,6 +23,7 @@ from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.executors import make_executor
 from res_repro.evaluation.jobs import agent_recipes
+from res_repro.evaluation.progress import progress
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.scheduling import ConcurrencyLimits
 from res_repro.evaluation.store import EpisodeStore
@@ -74,11 +74,21 @@ def configured_tasks(cfg: DictConfig) -> list[Task]:
     return load_benchmark(cfg.benchmark.name, params, generated_dir=cache_dir(cfg) / "generated")
 
 
+def placed(requests: Sequence[EpisodeRequest], lineages: Sequence[LineageResult]) -> list[EpisodeRequest]:
+    """``requests`` with the lineage node each one's task is (matched by content), so records carry it."""
+    where = {node.task.content_hash: node.place for lineage in lineages for node in lineage.nodes}
+    return [dataclasses.replace(r, place=where.get(r.task.content_hash, r.place)) for r in requests]
+
+
 def run_requests(
-    cfg: DictConfig, requests: Sequence[EpisodeRequest], agents: Mapping[str, Agent]
+    cfg: DictConfig,
+    requests: Sequence[EpisodeRequest],
+    agents: Mapping[str, Agent],
+    lineages: Sequence[LineageResult] = (),
 ) -> list[EpisodeRecord]:
     """Run (or reuse) the episodes with the configured backend, executor, concurrency limits, store,
-    workers, seed and retries."""
+    workers, seed and retries; records of tasks that are nodes of ``lineages`` carry their place."""
+    requests = placed(requests, lineages)
     models = plain(cfg.models)
     recipes = agent_recipes(
         agents,
@@ -100,6 +110,7 @@ def run_requests(
         seed=cfg.seed,
         max_infra_retries=cfg.sandbox.max_infra_retries,
         show_progress=cfg.show_progress,
+        label=f"{cfg.benchmark.name}: evaluation",
         executor=make_executor(plain(cfg.executor), workers=cfg.workers, recipes=recipes),
         limits=limits,
     )
@@ -210,21 +221,20 @@ def build_lineages(
     """Scale every seed task (in parallel within the caps, resumable), in task order."""
     scaler = scaler or make_scaler(cfg)
     scaler.hold_out(tasks)
-    columns = (TextColumn("[bold]scaling"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    label = f"{cfg.benchmark.name}: scaling"
     with (
-        Progress(*columns, disable=not cfg.show_progress, transient=True) as progress,
+        progress(label, len(tasks), enabled=cfg.show_progress) as advance,
         ThreadPoolExecutor(max_workers=scaling_threads(cfg)) as pool,
     ):
-        bar = progress.add_task("scaling", total=len(tasks))
 
         def scale(task: Task) -> LineageResult:
             result = scaler.scale(task)
-            progress.advance(bar)
+            advance()
             return result
 
         results = list(pool.map(scale, tasks))
     for result in results:
-        log.info("%s: depth %d (%s)", result.seed_task_id, result.last.manifest.depth, result.stop_reason)
+        log.debug("%s: depth %d (%s)", result.seed_task_id, result.last.manifest.depth, result.stop_reason)
     composing, children = composition_counts(results)
     log.info("composition: %d of %d children build on an earlier change", composing, children)
     return results

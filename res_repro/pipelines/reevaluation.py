@@ -84,7 +84,7 @@ def depth_records(cfg: DictConfig) -> DepthRecords:
         for lineage in lineages
         for node in lineage.nodes
     ]
-    flat = iter(run_requests(cfg, requests, agents))
+    flat = iter(run_requests(cfg, requests, agents, lineages))
     chains = {key: [[next(flat) for _ in lineage.nodes] for lineage in lineages] for key in agents}
     # a seed with an episode that failed for infrastructure reasons (after its retries) is left out for
     # every agent: an ungraded episode says nothing about the agent and must not count as a failure

@@ -13,6 +13,8 @@ from res_repro.pipelines.protocol import protocol_tags
 from res_repro.reporting.tables import Table
 from res_repro.storage import write_jsonl
 from res_repro.tracking import config_hash, git_commit, tracked_run
+from res_repro.viewer import resolve_source, write_bundle
+from res_repro.viewer.sources import RUN_FILES
 
 if TYPE_CHECKING:  # matplotlib loads only when a pipeline draws
     from matplotlib.figure import Figure
@@ -32,7 +34,8 @@ def publish(
     figures: Mapping[str, Figure] | None = None,
 ) -> list[Path]:
     """Write ``table`` (Markdown, CSV, LaTeX) and figures (PNG, PDF) to the run folder, print the table,
-    and record an MLflow run with all of them."""
+    and record an MLflow run with all of them; a run with episode or lineage records also gets the
+    viewer's pages (``view/``, the same as ``res-repro view --bundle``)."""
     out = Path(cfg.paths.output_dir)
     figures = dict(figures or {})
     if figures:  # a pipeline that drew figures has loaded matplotlib already
@@ -65,9 +68,17 @@ def publish(
         for figure_name, figure in figures.items():
             tracker.log_figure(figure, f"figures/{figure_name}.png")
             artifacts += save_figure(figure, out / "figures", figure_name)
+        if any(path.name in RUN_FILES for path in artifacts):  # the run has records: a view of them
+            view = write_bundle(resolve_source(out, Path(cfg.paths.cache_dir)), out / "view").parent
+            tracker.log_folder(view, "view")
         hydra_dir = out / ".hydra"
         if hydra_dir.is_dir():
             tracker.log_artifacts(sorted(hydra_dir.iterdir()), folder=".hydra")
         if tracker.run_id:
             print(f"MLflow run {tracker.run_id} in {cfg.tracking.uri} (experiment {cfg.tracking.experiment})")
+    names = ", ".join(sorted({p.name for p in artifacts} | ({"view/"} if (out / "view").is_dir() else set())))
+    print(
+        f"wrote to {out}: {names}"
+        + (f"; the table and figures also to {cfg.paths.results_dir}" if cfg.save_results else "")
+    )
     return artifacts

@@ -205,7 +205,7 @@ def run_table1(cfg: DictConfig) -> Table:
         ORIGINAL: [lineage.nodes[0].task for lineage in lineages],
         RES: [lin.last.task for lin in lineages],
     }
-    flat = run_requests(cfg, table1_requests(list(agents), conditions), agents)
+    flat = run_requests(cfg, table1_requests(list(agents), conditions), agents, lineages)
     records = paired_records(flat, list(agents), len(tasks))
     target = cfg.scaling.target if cfg.scaling.target in agents else None
     table, metrics = build_table1(

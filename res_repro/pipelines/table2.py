@@ -260,7 +260,7 @@ def table2_notes(
             1,
             f"Scripted teachers ({', '.join(scripted)}) are programs following the seed task's reference "
             "plan (varied only by the episode seed's order of alternatives), not models; their trajectories "
-            "are labelled scripted in the JSONL metadata.",
+            "are labelled scripted in the metadata side file beside each JSONL.",
         )
     if sft.init == "tiny":
         notes.append(

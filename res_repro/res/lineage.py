@@ -3,8 +3,10 @@
 Layout: ``<root>/<seed task id>/<node id>/env/`` (the task directory, loadable like any other) and
 ``manifest.json`` beside it (parent, depth, the operators applied here and since E0, the dependency
 graph, check results, proposer cost, target outcomes, and the content hash of ``env/``). The manifest is
-written last, atomically, so a node without one is unfinished and is rebuilt. Node ids are hashes of the
-parent id and the change, so rerunning the same configuration finds and reuses finished nodes.
+written last, atomically, so a node without one is unfinished and is rebuilt. Candidates that failed a
+check are kept as records under ``<root>/<seed task id>/.rejected/`` (their change, every check
+result). Node ids are hashes of the parent id and the change, so rerunning the same configuration finds
+and reuses finished nodes.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from res_repro.env.errors import TaskFormatError
 from res_repro.env.formats import load_task_dir
 from res_repro.env.task import Task, hash_tree
+from res_repro.evaluation.episode import LineagePlace
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.operators.base import Application
 from res_repro.storage import write_json_atomic
@@ -27,6 +30,7 @@ from res_repro.storage import write_json_atomic
 MANIFEST = "manifest.json"
 ENV_DIR = "env"
 GROWN = ".grown"  # growth key -> accepted child id, so reruns skip re-proposing
+REJECTED = ".rejected"  # rejected candidates: their change and check results
 
 
 @dataclass
@@ -80,6 +84,11 @@ class Node:
     def env_dir(self) -> Path:
         """The task directory of this environment."""
         return self.path / ENV_DIR
+
+    @property
+    def place(self) -> LineagePlace:
+        """Where this node sits in its lineage (copied onto the records of episodes run on it)."""
+        return LineagePlace(self.manifest.seed_task_id, self.manifest.node_id, self.manifest.depth)
 
 
 def node_id(parent_id: str | None, seed_task_hash: str, applications: list[Application]) -> str:
@@ -156,6 +165,18 @@ class LineageStore:
         if not path.is_file():
             return None
         return self.load(seed_task_id, json.loads(path.read_text(encoding="utf-8"))["node_id"])
+
+    def record_rejection(self, seed_task_id: str, rejection: dict[str, Any]) -> None:
+        """Keep a rejected candidate (parent, depth, revision, change, check results), named by its content
+        so a rerun that rejects the same candidate rewrites the same record."""
+        key = hashlib.sha256(json.dumps(rejection, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        write_json_atomic(self.root / seed_task_id / REJECTED / f"{key}.json", rejection, durable=False)
+
+    def rejections(self, seed_task_id: str) -> list[dict[str, Any]]:
+        """Every rejected candidate kept for a seed task, by depth then revision."""
+        folder = self.root / seed_task_id / REJECTED
+        found = [json.loads(p.read_text(encoding="utf-8")) for p in folder.glob("*.json")]
+        return sorted(found, key=lambda r: (r.get("depth", 0), r.get("revision", 0), r.get("parent_id", "")))
 
     def workspace(self, seed_task_id: str) -> Path:
         """A fresh scratch folder for building a candidate (removed by the caller)."""

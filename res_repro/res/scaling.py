@@ -28,7 +28,7 @@ from res_repro.res.checks import CheckResult, run_checks
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.lineage import ENV_DIR, LineageStore, Manifest, Node, node_id
 from res_repro.res.operators import OPERATORS, Application
-from res_repro.res.proposer import ProposalContext, Proposer, ProposerCost
+from res_repro.res.proposer import Proposal, ProposalContext, Proposer, ProposerCost
 from res_repro.sandbox import Backend
 
 log = logging.getLogger(__name__)
@@ -194,20 +194,22 @@ class Scaler:
                 context.draft = format_of(base.task).draft(env)
                 proposal = self.proposer.propose(context, rng, cost)
                 if proposal is None:  # final: no revision can make an operator apply
-                    log.info("%s depth %d: no operator applies", seed_id, depth)
+                    log.debug("%s depth %d: no operator applies", seed_id, depth)
                     return None
                 if not proposal.steps:  # an empty or invalid answer spends a revision
                     context.feedback = [f"proposal: {p}" for p in proposal.problems] or [
                         "proposal: no operator application"
                     ]
-                    log.info("%s depth %d revision %d empty: %s", seed_id, depth, revision, context.feedback)
+                    log.debug("%s depth %d revision %d empty: %s", seed_id, depth, revision, context.feedback)
                     continue
                 try:
                     applications = _apply(context.draft, proposal.steps, visible)
                 except Exception as exc:  # a proposal that cannot be applied is a rejected candidate
                     context.feedback = [f"apply: {type(exc).__name__}: {exc}"]
                     context.tried += [name for name, _ in proposal.steps]
-                    log.info("%s depth %d revision %d not applicable: %s", seed_id, depth, revision, exc)
+                    log.debug("%s depth %d revision %d not applicable: %s", seed_id, depth, revision, exc)
+                    failure = CheckResult("apply", False, f"{type(exc).__name__}: {exc}")
+                    self._keep_rejection(base, depth, revision, proposal, [failure])
                     continue
                 nid = node_id(base.manifest.node_id, f"{base.manifest.content_hash}-{depth}", applications)
                 existing = self.store.load(seed_id, nid)
@@ -249,10 +251,27 @@ class Scaler:
                     return child
                 context.feedback = [f"{c.name}: {c.detail}" for c in failed]
                 context.tried += [name for name, _ in proposal.steps]
-                log.info("%s depth %d revision %d rejected: %s", seed_id, depth, revision, context.feedback)
+                log.debug("%s depth %d revision %d rejected: %s", seed_id, depth, revision, context.feedback)
+                self._keep_rejection(base, depth, revision, proposal, checks)
             finally:
                 shutil.rmtree(work, ignore_errors=True)
         return None
+
+    def _keep_rejection(
+        self, base: Node, depth: int, revision: int, proposal: Proposal, checks: Sequence[CheckResult]
+    ) -> None:
+        """Record a rejected candidate in the lineage store: its change and every check result."""
+        self.store.record_rejection(
+            base.manifest.seed_task_id,
+            {
+                "parent_id": base.manifest.node_id,
+                "depth": depth,
+                "revision": revision,
+                "steps": [{"operator": name, "params": params} for name, params in proposal.steps],
+                "rationale": proposal.rationale,
+                "checks": [c.to_dict() for c in checks],
+            },
+        )
 
     def evaluate_target(self, node: Node) -> list[dict[str, Any]]:
         """The target's attempts at ``node`` (reused from the manifest when the same target ran before and

@@ -32,9 +32,13 @@ def collection_requests(
     for teacher in teachers:
         for lineage in lineages:
             root, *scaled = lineage.nodes
-            requests[ORIGINAL].append(EpisodeRequest(root.task, teacher, environment=ORIGINAL))
+            requests[ORIGINAL].append(
+                EpisodeRequest(root.task, teacher, ORIGINAL, root.place, role="teacher")
+            )
             requests[RES] += [
-                EpisodeRequest(node.task, teacher, environment=f"{RES}-depth-{node.manifest.depth}")
+                EpisodeRequest(
+                    node.task, teacher, f"{RES}-depth-{node.manifest.depth}", node.place, role="teacher"
+                )
                 for node in scaled
             ]
     return requests

@@ -1,0 +1,156 @@
+"""What a view shows, read from a run folder, a lineage store or an episode store.
+
+A run folder (``runs/<experiment>/runs/<time>/``) gives its tables (``*.csv``), its episodes
+(``episodes.jsonl``) and the lineage nodes it used (``lineages.jsonl``), whose environments are read from
+the lineage store of the cache the run used (found by walking up from the run folder to ``.cache/``, or
+given). A lineage store (``.cache/lineages``) or an episode store (``.cache/episodes``) shows everything in
+it, with its sibling store beside it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from res_repro.errors import UserInputError
+from res_repro.res.lineage import ENV_DIR, MANIFEST, LineageStore
+
+RUN_FILES = ("episodes.jsonl", "lineages.jsonl")
+LINEAGES, EPISODES = "lineages", "episodes"
+
+
+@dataclass
+class Table:
+    """One CSV table of a run: its name, columns and rows."""
+
+    name: str
+    columns: list[str]
+    rows: list[dict[str, str]]
+
+
+@dataclass
+class ViewSource:
+    """Everything one view shows: tables, episode records, and the lineage store with the nodes to show."""
+
+    label: str
+    tables: list[Table] = field(default_factory=list)
+    episodes: list[dict[str, Any]] = field(default_factory=list)
+    lineage_root: Path | None = None
+    node_ids: set[str] | None = None  # the run's nodes; None: every node in the store
+    display_names: dict[str, str] = field(default_factory=dict)  # a model's display name -> agent key
+
+    def seeds(self) -> list[str]:
+        """The seed tasks with at least one node to show."""
+        if self.lineage_root is None or not self.lineage_root.is_dir():
+            return []
+        return sorted(s for s in (p.name for p in self.lineage_root.iterdir()) if self.manifests(s))
+
+    def manifests(self, seed: str) -> list[dict[str, Any]]:
+        """The node manifests of a seed shown here, by depth (read as written; nothing is rebuilt)."""
+        assert self.lineage_root is not None
+        found = []
+        for path in sorted((self.lineage_root / seed).glob(f"*/{MANIFEST}")):
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+            if self.node_ids is None or manifest["node_id"] in self.node_ids:
+                found.append(manifest)
+        return sorted(found, key=lambda m: (m["depth"], m["node_id"]))
+
+    def rejections(self, seed: str) -> list[dict[str, Any]]:
+        """The rejected candidates of a seed whose parent is shown here."""
+        assert self.lineage_root is not None
+        shown = {m["node_id"] for m in self.manifests(seed)}
+        return [r for r in LineageStore(self.lineage_root).rejections(seed) if r["parent_id"] in shown]
+
+    def env_dir(self, seed: str, node_id: str) -> Path:
+        """A node's environment folder in the lineage store."""
+        assert self.lineage_root is not None
+        return self.lineage_root / seed / node_id / ENV_DIR
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _tables(run: Path) -> list[Table]:
+    tables = []
+    for path in sorted(run.glob("*.csv")):
+        with path.open(encoding="utf-8", newline="") as handle:
+            reader = csv.DictReader(handle)
+            tables.append(Table(path.stem, list(reader.fieldnames or []), list(reader)))
+    return tables
+
+
+def _display_names(run: Path) -> dict[str, str]:
+    """Model display names of the run's config (``.hydra/config.yaml``) mapped to their agent keys."""
+    config = run / ".hydra" / "config.yaml"
+    if not config.is_file():
+        return {}
+    models = (yaml.safe_load(config.read_text(encoding="utf-8")) or {}).get("models") or {}
+    return {str(m["name"]): key for key, m in models.items() if isinstance(m, dict) and "name" in m}
+
+
+def _cache_above(run: Path) -> Path | None:
+    """The nearest ``.cache`` folder above a run folder that holds a lineage store."""
+    for folder in run.resolve().parents:
+        if (folder / ".cache" / LINEAGES).is_dir():
+            return folder / ".cache"
+    return None
+
+
+def _store_episodes(root: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(root.glob("*/*.json"))]
+
+
+def newest_run(runs_dir: Path) -> Path:
+    """The most recently written run folder under ``runs_dir``."""
+    found = [p.parent for name in RUN_FILES for p in runs_dir.glob(f"**/{name}")]
+    if not found:
+        raise UserInputError(f"{runs_dir}: no run folder found (expected one with {' or '.join(RUN_FILES)})")
+    return max(found, key=lambda p: p.stat().st_mtime)
+
+
+def _is_lineage_store(folder: Path) -> bool:
+    return any(folder.glob(f"*/*/{MANIFEST}"))
+
+
+def resolve_source(target: Path, cache_dir: Path | None = None) -> ViewSource:
+    """What ``target`` (a run folder, a lineage store or an episode store) shows; ``cache_dir`` is the
+    cache whose lineage store holds a run's environments (default: the ``.cache`` above the run)."""
+    if not target.is_dir():
+        raise UserInputError(f"{target}: not a folder; expected a run folder, a lineage or an episode store")
+    if any((target / name).is_file() for name in RUN_FILES) or any(target.glob("*.csv")):
+        cache = cache_dir or _cache_above(target)
+        nodes = {m["node_id"] for m in _jsonl(target / "lineages.jsonl")}
+        return ViewSource(
+            label=str(target),
+            tables=_tables(target),
+            episodes=_jsonl(target / "episodes.jsonl"),
+            lineage_root=cache / LINEAGES if cache else None,
+            node_ids=nodes,
+            display_names=_display_names(target),
+        )
+    if _is_lineage_store(target):
+        episodes = target.parent / EPISODES
+        return ViewSource(
+            label=str(target),
+            episodes=_store_episodes(episodes) if episodes.is_dir() else [],
+            lineage_root=target,
+        )
+    if any(target.glob("*/*.json")):
+        lineages = target.parent / LINEAGES
+        return ViewSource(
+            label=str(target),
+            episodes=_store_episodes(target),
+            lineage_root=lineages if lineages.is_dir() else None,
+        )
+    raise UserInputError(
+        f"{target}: neither a run folder ({', '.join(RUN_FILES)}, *.csv) nor a lineage or an episode store"
+    )
