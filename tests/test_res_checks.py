@@ -10,8 +10,8 @@ import pytest
 from task_factory import make_task
 from tool_factory import make_tool_task
 
-from res_repro.env.formats import format_of, load_task_dir
-from res_repro.res.checks import check_feasibility, run_checks
+from res_repro.env.formats import format_of, load_task_dir, task_objective
+from res_repro.res.checks import CheckResult, check_applied, check_feasibility, run_checks
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
 from res_repro.res.operators import OPERATORS, Application
 
@@ -113,3 +113,104 @@ def test_the_graph_of_a_released_task_is_feasible():
     graph = DependencyGraph()
     assert check_feasibility(graph).passed
     assert graph.depth() == 1
+
+
+def _objective_after(task_dir: Path, dest: Path, edit) -> tuple[str, str]:
+    """The objective fingerprints of a task and of a copy of it after ``edit(copy_dir)``."""
+    shutil.copytree(task_dir, dest)
+    edit(dest)
+    return task_objective(load_task_dir(task_dir)), task_objective(load_task_dir(dest))
+
+
+def _write(relative: str, text: str):
+    def edit(root: Path) -> None:
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+
+    return edit
+
+
+def _replace(relative: str, old: str, new: str):
+    def edit(root: Path) -> None:
+        text = (root / relative).read_text()
+        assert old in text
+        (root / relative).write_text(text.replace(old, new))
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("relative", "edit"),
+    [
+        ("tests/test.sh", _replace("tests/test.sh", '= "done"', '= "finished"')),
+        ("tests/expected.txt", _write("tests/expected.txt", "finished\n")),  # a verifier's data file
+        ("instruction.md", _write("instruction.md", "Write the word finished into /app/out.txt.\n")),
+        ("task.toml", _replace("task.toml", "[verifier]\ntimeout_sec = 30", "[verifier]\ntimeout_sec = 3")),
+    ],
+)
+def test_every_part_of_a_harbor_objective_is_fingerprinted(tmp_path, relative, edit):
+    parent = make_task(tmp_path / "p")
+    (parent / "tests" / "expected.txt").write_text("done\n")
+    before, after = _objective_after(parent, tmp_path / "c", edit)
+    assert before != after, relative
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        _write("environment/workspace/notes.txt", "more context\n"),
+        _replace("task.toml", "[agent]\ntimeout_sec = 60", "[agent]\ntimeout_sec = 90"),
+        _write("solution/solve.sh", "#!/bin/bash\necho done | tee /app/out.txt\n"),
+    ],
+)
+def test_a_harbor_environment_or_reference_is_not_objective(tmp_path, edit):
+    before, after = _objective_after(make_task(tmp_path / "p"), tmp_path / "c", edit)
+    assert before == after
+
+
+@pytest.mark.parametrize(
+    ("relative", "edit"),
+    [
+        ("grader.py", _replace("grader.py", '"weight": 3', '"weight": 4')),
+        ("grader_data/expected.json", _write("grader_data/expected.json", '{"to": "it@globex.test"}\n')),
+        ("task.yaml", _replace("task.yaml", "pass_threshold: 0.8", "pass_threshold: 0.5")),
+        ("task.yaml", _replace("task.yaml", "prompt: Email Acme", "prompt: Email Globex")),
+    ],
+)
+def test_every_part_of_a_tool_objective_is_fingerprinted(tmp_path, relative, edit):
+    parent = make_tool_task(tmp_path / "p")
+    _write("grader_data/expected.json", '{"to": "ops@acme.test"}\n')(parent)
+    before, after = _objective_after(parent, tmp_path / "c", edit)
+    assert before != after, relative
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        _write("fixtures/crm.json", '{"customers": []}\n'),
+        _replace("task.yaml", "max_turns: 20", "max_turns: 30"),
+        _write("solution/adapters.json", "[]\n"),
+    ],
+)
+def test_a_tool_environment_or_reference_is_not_objective(tmp_path, edit):
+    before, after = _objective_after(make_tool_task(tmp_path / "p"), tmp_path / "c", edit)
+    assert before == after
+
+
+@pytest.mark.parametrize("factory", [make_task, make_tool_task])
+def test_a_child_saved_unchanged_is_not_applied(tmp_path, factory):
+    parent = load_task_dir(factory(tmp_path / "p"))
+    shutil.copytree(parent.path, tmp_path / "c")
+    draft = format_of(parent).draft(tmp_path / "c")
+    draft.save()  # a tool-API draft writes its (empty) reference adapters anew
+    result = check_applied(parent, load_task_dir(tmp_path / "c"), [], draft)
+    assert (result.passed, result.detail) == (False, "the child is identical to the parent")
+
+
+def test_a_child_that_differs_is_applied(tmp_path):
+    parent = load_task_dir(make_tool_task(tmp_path / "p"))
+    shutil.copytree(parent.path, tmp_path / "c")
+    draft = format_of(parent).draft(tmp_path / "c")
+    draft.fixtures["crm"]["customers"].append({"id": "C3", "name": "Initech", "email": "x@initech.test"})
+    draft.save()
+    assert check_applied(parent, load_task_dir(tmp_path / "c"), [], draft) == CheckResult("applied", True)

@@ -56,11 +56,17 @@ def test_wilson_matches_scipy(n: int, confidence: float) -> None:
 
 
 @pytest.mark.parametrize(
-    ("successes", "n", "confidence"),
-    [(1, 0, 0.95), (-1, 10, 0.95), (11, 10, 0.95), (5, 10, 0.0), (5, 10, 1.0)],
+    ("successes", "n", "confidence", "message"),
+    [
+        (1, 0, 0.95, "n must be positive"),
+        (-1, 10, 0.95, "successes must lie"),
+        (11, 10, 0.95, "successes must lie"),
+        (5, 10, 0.0, "confidence must lie"),
+        (5, 10, 1.0, "confidence must lie"),
+    ],
 )
-def test_wilson_rejects_bad_arguments(successes: int, n: int, confidence: float) -> None:
-    with pytest.raises(ValueError):
+def test_wilson_rejects_bad_arguments(successes: int, n: int, confidence: float, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
         wilson_interval(successes, n, confidence)
 
 
@@ -164,17 +170,22 @@ def test_bootstrap_results_are_frozen() -> None:
 
 
 @pytest.mark.parametrize(
-    ("a", "b", "kwargs"),
+    ("a", "b", "kwargs", "message"),
     [
-        ([1.0, 2.0], [1.0], {}),
-        ([], [], {}),
-        ([1.0, float("nan")], [1.0, 2.0], {}),
-        ([1.0], [2.0], {"n_resamples": 0}),
-        ([1.0], [2.0], {"confidence": 1.5}),
+        ([1.0, 2.0], [1.0], {}, r"^paired values differ in length: 2 vs 1$"),
+        ([], [], {}, r"^paired values are empty$"),
+        ([1.0, float("nan")], [1.0, 2.0], {}, r"^paired values must be finite$"),
+        ([1.0, 2.0], [1.0, float("inf")], {}, r"^paired values must be finite$"),
+        ([[1.0], [2.0]], [1.0, 2.0], {}, r"^paired values must be one-dimensional sequences$"),
+        ([1.0, 2.0], [[1.0], [2.0]], {}, r"^paired values must be one-dimensional sequences$"),
+        ([1.0], [2.0], {"n_resamples": 0}, r"^n_resamples must be at least 1, got 0$"),
+        ([1.0], [2.0], {"confidence": 1.5}, r"^confidence must lie strictly between 0 and 1, got 1\.5$"),
     ],
 )
-def test_bootstrap_rejects_bad_arguments(a: list[float], b: list[float], kwargs: dict[str, float]) -> None:
-    with pytest.raises(ValueError):
+def test_bootstrap_rejects_bad_arguments(
+    a: list[float], b: list[float], kwargs: dict[str, float], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
         paired_bootstrap(a, b, **kwargs)
 
 
@@ -258,3 +269,189 @@ def test_paired_ratio_bootstrap_compares_the_pooled_ratio() -> None:
     assert (unchanged.delta, unchanged.p_value) == (0.0, 1.0)
     with pytest.raises(ValueError, match="exceeds"):
         paired_ratio_bootstrap([(3, 2)], [(1, 2)])
+
+
+# Edges and settings that change results: n = 0, the confidence level, seeds, p-value caps
+
+
+@pytest.mark.parametrize(
+    ("successes", "n", "message"),
+    [
+        (0, 0, r"^n must be positive, got 0$"),
+        (1, -1, r"^n must be positive, got -1$"),
+        (-1, 5, r"^successes must lie in \[0, n=5\], got -1$"),
+        (6, 5, r"^successes must lie in \[0, n=5\], got 6$"),
+    ],
+)
+def test_wilson_names_what_is_wrong(successes: int, n: int, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        wilson_interval(successes, n)
+
+
+@pytest.mark.parametrize(("successes", "n"), [(0, 1), (1, 1), (0, 3), (3, 3), (1, 2)])
+@pytest.mark.parametrize("confidence", [0.5, 0.95, 0.999])
+def test_wilson_at_the_edges_matches_scipy(successes: int, n: int, confidence: float) -> None:
+    low, high = wilson_interval(successes, n, confidence)
+    ci = stats.binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
+    assert (low, high) == (pytest.approx(ci.low, abs=1e-12), pytest.approx(ci.high, abs=1e-12))
+    assert 0.0 <= low <= high <= 1.0
+    assert (low == 0.0) == (successes == 0) and (high == 1.0) == (successes == n)
+
+
+def test_mcnemar_names_the_offending_outcome() -> None:
+    with pytest.raises(ValueError, match=r"^a\[1\] is not a boolean outcome: 2$"):
+        mcnemar_exact([True, 2], [True, False])
+    with pytest.raises(ValueError, match=r"^b\[0\] is not a boolean outcome: 'yes'$"):
+        mcnemar_exact([True], ["yes"])
+
+
+def _deltas_by_hand(a: list[float], b: list[float], n_resamples: int, seed: int) -> np.ndarray:
+    """The paired bootstrap's resampled mean differences, drawn as documented: task indices with
+    replacement from ``default_rng(seed)``, one row per resample."""
+    draws = np.random.default_rng(seed).integers(0, len(a), size=(n_resamples, len(a)))
+    return np.asarray(b)[draws].mean(axis=1) - np.asarray(a)[draws].mean(axis=1)
+
+
+@pytest.mark.parametrize("confidence", [0.5, 0.8, 0.95])
+def test_bootstrap_interval_is_at_the_confidence_quantiles(confidence: float) -> None:
+    a = [0.1, 0.4, 0.35, 0.8, 0.2, 0.9, 0.5]
+    b = [0.3, 0.35, 0.6, 0.85, 0.1, 1.0, 0.7]
+    result = paired_bootstrap(a, b, n_resamples=500, confidence=confidence, seed=11)
+    deltas = _deltas_by_hand(a, b, 500, 11)
+    tail = (1 - confidence) / 2
+    assert result.low == pytest.approx(float(np.quantile(deltas, tail)))
+    assert result.high == pytest.approx(float(np.quantile(deltas, 1 - tail)))
+    assert result.delta == pytest.approx(np.mean(b) - np.mean(a))
+    assert result.p_value == pytest.approx(2 * float(np.mean(deltas <= 0)))
+
+
+def test_bootstrap_defaults_are_ten_thousand_draws_from_seed_zero() -> None:
+    a, b = [0.0, 0.2, 0.5, 0.9], [0.1, 0.1, 0.7, 1.0]
+    assert paired_bootstrap(a, b) == paired_bootstrap(a, b, n_resamples=10_000, seed=0)
+    deltas = _deltas_by_hand(a, b, 10_000, 0)
+    assert paired_bootstrap(a, b).low == pytest.approx(float(np.quantile(deltas, 0.025)))
+    assert paired_bootstrap(a, b, seed=1) != paired_bootstrap(a, b)
+
+
+def test_bootstrap_p_of_a_negative_shift_counts_draws_at_or_above_zero() -> None:
+    a, b = [0.9, 0.5, 0.6, 0.2, 0.7], [0.5, 0.6, 0.3, 0.2, 0.4]
+    result = paired_bootstrap(a, b, n_resamples=400, seed=2)
+    deltas = _deltas_by_hand(a, b, 400, 2)
+    assert result.delta < 0
+    assert result.p_value == pytest.approx(2 * float(np.mean(deltas >= 0)))
+    assert 0 < result.p_value < 1
+
+
+def test_bootstrap_with_a_single_resample_is_allowed() -> None:
+    result = paired_bootstrap([0.0, 1.0], [1.0, 1.0], n_resamples=1, seed=0)
+    assert result.low == result.high
+
+
+def test_bootstrap_p_value_is_capped_at_one() -> None:
+    from res_repro.evaluation.statistics import _two_sided_p
+
+    assert _two_sided_p(0.5, np.array([-1.0, -1.0, 0.0, 1.0])) == 1.0  # 2 * 3/4 capped
+    assert _two_sided_p(-0.5, np.array([1.0, 0.0, -1.0, -1.0])) == 1.0
+    assert _two_sided_p(0.5, np.array([-1.0, 1.0, 1.0, 1.0])) == 0.5
+    assert _two_sided_p(-0.5, np.array([1.0, -1.0, -1.0, -1.0])) == 0.5
+    assert _two_sided_p(0.0, np.array([1.0, 1.0])) == 1.0
+    assert _two_sided_p(0.2, np.array([0.5, 0.5])) == 0.0  # a delta below 1 still counts as positive
+
+
+@pytest.mark.parametrize("confidence", [0.5, 0.9])
+def test_cluster_interval_is_at_the_confidence_quantiles(confidence: float) -> None:
+    rows = [(9, 10), (2, 10), (5, 8), (7, 10), (10, 12)]
+    low, high = cluster_bootstrap_interval(rows, n_resamples=300, confidence=confidence, seed=5)
+    draws = np.random.default_rng(5).integers(0, 5, size=(300, 5))
+    table = np.asarray(rows, dtype=float)[draws]
+    ratios = table[..., 0].sum(axis=1) / table[..., 1].sum(axis=1)
+    tail = (1 - confidence) / 2
+    assert (low, high) == (
+        pytest.approx(float(np.quantile(ratios, tail))),
+        pytest.approx(float(np.quantile(ratios, 1 - tail))),
+    )
+    assert cluster_bootstrap_interval(rows, seed=5) != cluster_bootstrap_interval(rows, seed=6)
+
+
+@pytest.mark.parametrize(
+    ("counts", "message"),
+    [
+        ([], r"^counts is empty: a ratio needs at least one task$"),
+        ([(1, 0)], r"^counts: every task needs a finite whole > 0 and a part >= 0$"),
+        ([(0, -1)], r"^counts: every task needs a finite whole > 0 and a part >= 0$"),
+        ([(-1, 2)], r"^counts: every task needs a finite whole > 0 and a part >= 0$"),
+        ([(1, float("nan"))], r"^counts: every task needs a finite whole > 0 and a part >= 0$"),
+        ([(3, 2)], r"^counts: a task's part exceeds its whole$"),
+    ],
+)
+def test_cluster_interval_names_bad_counts(counts, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        cluster_bootstrap_interval(counts)
+
+
+def test_cluster_interval_accepts_a_part_of_zero_and_a_whole_below_one() -> None:
+    assert cluster_bootstrap_interval([(0, 0.5), (0.5, 0.5)], n_resamples=50) == (0.0, 1.0)
+
+
+def test_paired_ratio_bootstrap_by_hand_and_its_argument_names() -> None:
+    a, b = [(1, 2), (0, 4), (2, 2), (1, 3)], [(2, 2), (1, 4), (2, 2), (3, 3)]
+    result = paired_ratio_bootstrap(a, b, n_resamples=300, confidence=0.8, seed=9)
+    draws = np.random.default_rng(9).integers(0, 4, size=(300, 4))
+    first, second = np.asarray(a, dtype=float)[draws], np.asarray(b, dtype=float)[draws]
+    deltas = second[..., 0].sum(1) / second[..., 1].sum(1) - first[..., 0].sum(1) / first[..., 1].sum(1)
+    assert (result.low, result.high) == (
+        pytest.approx(float(np.quantile(deltas, 0.1))),
+        pytest.approx(float(np.quantile(deltas, 0.9))),
+    )
+    assert result.p_value == pytest.approx(min(1.0, 2 * float(np.mean(deltas <= 0))))
+    with pytest.raises(ValueError, match=r"^a: a task's part exceeds its whole$"):
+        paired_ratio_bootstrap([(3, 2)], [(1, 2)])
+    with pytest.raises(ValueError, match=r"^b: a task's part exceeds its whole$"):
+        paired_ratio_bootstrap([(1, 2)], [(3, 2)])
+    with pytest.raises(ValueError, match=r"^paired counts differ in length: 1 vs 2$"):
+        paired_ratio_bootstrap([(1, 2)], [(1, 2), (1, 2)])
+
+
+def test_permutation_exact_over_several_chunks() -> None:
+    """16 differing tasks: 2^16 swaps, evaluated in two chunks; the p is the exact sign-flip count."""
+    diffs = np.arange(1, 17, dtype=float)
+    result = paired_permutation_test(np.zeros(16), diffs)
+    signs = ((np.arange(2**16)[:, None] >> np.arange(16)) & 1) * 2 - 1
+    by_hand = float(np.mean(np.abs(signs @ diffs) >= diffs.sum() - 1e-9))
+    assert (result.exact, result.n_resamples) == (True, 2**16)
+    assert result.p_value == pytest.approx(by_hand)
+    assert result.p_value == pytest.approx(2 / 2**16)
+
+
+def test_permutation_at_exactly_twenty_differing_tasks_is_exact() -> None:
+    result = paired_permutation_test([0.0] * 20, [1.0] * 20)
+    assert (result.exact, result.n_resamples, result.p_value) == (True, 2**20, 2 / 2**20)
+
+
+def test_permutation_without_differing_tasks_reports_one_exact_draw() -> None:
+    result = paired_permutation_test([0.5, 0.5], [0.5, 0.5], n_resamples=99)
+    assert result == dataclasses.replace(result, delta=0.0, p_value=1.0, exact=True, n_resamples=1)
+    assert result.exact is True and result.n_resamples == 1
+
+
+def test_permutation_monte_carlo_counts_hits_and_depends_on_the_seed() -> None:
+    """21 differing tasks: (1 + hits) / (1 + draws), with hits counted by hand from the seeded flips."""
+    rng = np.random.default_rng(0)
+    a, b = rng.random(21), rng.random(21) + 0.05
+    result = paired_permutation_test(a, b, n_resamples=2000, seed=8)
+    flips = np.random.default_rng(8).random((2000, 21)) < 0.5
+    diffs = b - a
+    hits = int(np.sum(np.abs(np.where(flips, -diffs, diffs).mean(axis=1)) >= abs(diffs.mean()) - 1e-12))
+    assert not result.exact
+    assert result.p_value == pytest.approx((1 + hits) / 2001)
+    assert 0.05 < result.p_value < 0.95
+    assert paired_permutation_test(a, b, n_resamples=2000, seed=9).p_value != result.p_value
+
+
+def test_permutation_rejects_non_finite_values_on_either_side() -> None:
+    with pytest.raises(ValueError, match=r"^paired values must be finite$"):
+        paired_permutation_test([1.0, float("nan")], [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"^paired values must be finite$"):
+        paired_permutation_test([1.0, 2.0], [float("inf"), 2.0])
+    with pytest.raises(ValueError, match=r"^n_resamples must be at least 1, got 0$"):
+        paired_permutation_test([1.0], [2.0], n_resamples=0)

@@ -44,7 +44,14 @@ def test_no_output_scores_zero(tmp_path):
     assert grade.evidence["exit_code"] == 3
 
 
-@pytest.mark.parametrize("text", ['{"items": []}', '{"items": [{"name": "a", "passed": "yes"}]}', "[1]"])
-def test_malformed_rubric_is_refused(text):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"items": []}', "with at least one item"),
+        ('{"items": [{"name": "a", "passed": "yes"}]}', r"items\[0\]: expected"),
+        ("[1]", "with at least one item"),
+    ],
+)
+def test_malformed_rubric_is_refused(text, message):
+    with pytest.raises(ValueError, match=message):
         parse_rubric(text)

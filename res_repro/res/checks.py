@@ -62,13 +62,26 @@ def _with_parent_reference(parent: Task, child: Task) -> Path:
     return folder
 
 
+def _resaved_hash(parent: Task) -> str:
+    """The content hash of a copy of ``parent`` saved through its format's draft with no edit (a draft
+    may write files anew, such as an empty list of reference adapters, without changing anything)."""
+    folder = Path(tempfile.mkdtemp(prefix="res-resaved-")) / "task"
+    try:
+        format_of(parent).copy(parent, folder)
+        format_of(parent).draft(folder).save()
+        return load_copy(parent, folder).content_hash
+    finally:
+        shutil.rmtree(folder.parent, ignore_errors=True)
+
+
 def check_applied(parent: Task, child: Task, applications: Sequence[Application], draft: Any) -> CheckResult:
-    """Check 1: each operator finds its change in the child, and the child differs from the parent."""
+    """Check 1: each operator finds its change in the child, and the child differs from the parent as it
+    is and as a draft of it saved unchanged."""
     for application in applications:
         missing = OPERATORS[application.operator].applied(draft, application.params)
         if missing:
             return CheckResult("applied", False, f"{application.operator}: {missing}")
-    if parent.content_hash == child.content_hash:
+    if child.content_hash in (parent.content_hash, _resaved_hash(parent)):
         return CheckResult("applied", False, "the child is identical to the parent")
     return CheckResult("applied", True)
 

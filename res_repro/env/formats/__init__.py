@@ -118,8 +118,10 @@ def open_environment(task: Task, *, backend: Backend, seed: int = 0) -> Abstract
 
 
 def task_objective(task: Task) -> str:
-    """A fingerprint of what RES must never change in ``task``: its instruction and objective files."""
-    return objective_fingerprint(task, format_of(task).objective_files(task))
+    """A fingerprint of what RES must never change in ``task``: its instruction, objective files and
+    objective settings."""
+    fmt = format_of(task)
+    return objective_fingerprint(task, fmt.objective_files(task), fmt.objective_settings(task))
 
 
 __all__ = [

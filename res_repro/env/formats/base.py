@@ -9,6 +9,7 @@ of branching on its name.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
@@ -89,13 +90,20 @@ class TaskFormat(Protocol):
         """The files that, with the instruction, make up the objective RES must never change."""
         ...
 
+    def objective_settings(self, task: Task) -> dict[str, Any]:
+        """The task-file settings that decide success beside the objective files (a pass threshold, how
+        the verifier runs), JSON-serialisable; RES must never change them either."""
+        ...
 
-def objective_fingerprint(task: Task, files: list[Path]) -> str:
-    """A hash of the instruction and the objective files (their names relative to the task, and bytes)."""
+
+def objective_fingerprint(task: Task, files: list[Path], settings: Mapping[str, Any]) -> str:
+    """A hash of the instruction, the objective files (their names relative to the task, and bytes) and
+    the objective settings."""
     digest = hashlib.sha256(task.instruction.encode())
     for path in sorted(files):
         if path.is_file():
             digest.update(path.relative_to(task.path).as_posix().encode() + b"\0" + path.read_bytes())
+    digest.update(b"\0" + json.dumps(settings, sort_keys=True).encode())
     return digest.hexdigest()
 
 
@@ -114,6 +122,10 @@ class DirectoryFormat:
     def refusal(self, task: Task, backend: str) -> str | None:
         """None: any backend runs it."""
         return None
+
+    def objective_settings(self, task: Task) -> dict[str, Any]:
+        """Nothing: the objective files alone decide success."""
+        return {}
 
     def original_plan(self, task: Task) -> Path | None:
         """The first of the format's ``original_plans`` that the task has."""

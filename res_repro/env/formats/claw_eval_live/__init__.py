@@ -115,6 +115,11 @@ class ClawEvalLiveFormat(DirectoryFormat):
         """The task's grader."""
         return [task.path / GRADER_FILE]
 
+    def objective_settings(self, task: Task) -> dict[str, Any]:
+        """The pass threshold."""
+        config: ClawEvalLiveConfig = task.config
+        return {"threshold": config.threshold}
+
 
 CLAW_EVAL_LIVE = ClawEvalLiveFormat()
 

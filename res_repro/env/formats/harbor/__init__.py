@@ -73,6 +73,10 @@ class HarborFormat(DirectoryFormat):
         """Every file of the verifier (tests/)."""
         return [p for p in (task.path / TEST_SCRIPT).parent.rglob("*") if p.is_file()]
 
+    def objective_settings(self, task: Task) -> dict[str, Any]:
+        """task.toml's [verifier]: how long the verifier may run, its environment and where it runs."""
+        return {"verifier": task.config.verifier.model_dump(mode="json")}
+
 
 HARBOR = HarborFormat()
 

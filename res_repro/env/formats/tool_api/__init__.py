@@ -20,8 +20,9 @@ from res_repro.env.formats.tool_api.environment import (
     run_reference_program,
 )
 from res_repro.env.formats.tool_api.task_file import (
-    GRADER_FILE,
+    FIXTURES_DIR,
     SOLUTION_FILE,
+    TASK_FILE,
     MiddlewareDef,
     ToolDef,
     ToolTaskConfig,
@@ -67,8 +68,19 @@ class ToolApiFormat(DirectoryFormat):
         return (task.path / SOLUTION_FILE).is_file()
 
     def objective_files(self, task: Task) -> list[Path]:
-        """The grader."""
-        return [task.path / GRADER_FILE]
+        """The grader and its data: every file but task.yaml, the fixtures and the reference solution (the
+        environment RES scales)."""
+        environment = {TASK_FILE, FIXTURES_DIR, self.reference_dir}
+        return [
+            path
+            for path in task.path.rglob("*")
+            if path.is_file() and path.relative_to(task.path).parts[0] not in environment
+        ]
+
+    def objective_settings(self, task: Task) -> dict[str, Any]:
+        """task.yaml's pass threshold."""
+        config: ToolTaskConfig = task.config
+        return {"pass_threshold": config.pass_threshold}
 
 
 TOOL_API = ToolApiFormat()
