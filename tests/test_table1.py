@@ -161,6 +161,7 @@ def test_table1_runs_the_paper_protocol_offline_with_simulated_models(tmp_path):
     assert "| sim explorer-basic | simulated | original | 2 |" in first.stdout
     target_row = "| sim explorer-standard | simulated, scaling target | +RES (by construction) | 2 |"
     assert target_row in first.stdout
+    assert "Simulated models (sim_explorer_basic, " in first.stdout and "Scripted agents" not in first.stdout
     manifests = list((tmp_path / ".cache" / "lineages").glob("*/*/manifest.json"))
     assert len(manifests) > 2  # each seed grew at least one child through the simulated proposer
     second = subprocess.run(command, capture_output=True, text=True, timeout=600)

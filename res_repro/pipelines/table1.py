@@ -119,7 +119,8 @@ def build_table1(
             cells += ["not run", "", ""] + ([""] if metric.permutation is not None else [])
             cells.append(row.get(f"{prefix}_{metric.paper_suffix}", ""))
         table.add_row(*cells)
-    table.notes = table1_notes(agents, metrics, settings, target, target_stops)
+    simulated = [key for key in agents if _display(agents[key], models)[1] == "simulated"]
+    table.notes = table1_notes(agents, metrics, settings, target, target_stops, simulated)
     return table, logged
 
 
@@ -129,16 +130,28 @@ def table1_notes(
     settings: MetricSettings,
     target: str | None,
     target_stops: int,
+    simulated: Sequence[str] = (),
 ) -> list[str]:
     """What the rows are, what holds by construction, and which interval and test each column uses."""
     scripted = [a.name for a in agents.values() if a.scripted]
     fixed = [a.name for a in agents.values() if not a.seeded]
     notes = [
         "Each agent makes one attempt per task in each environment; +RES is the last accepted environment of "
-        "each seed task's lineage.",
-        f"Scripted agents ({', '.join(scripted) or 'none'}) are programs, not models. Explorers vary only "
-        "through the episode seed, which orders the alternatives they try; their p-values describe this "
-        "sample of tasks and seeds, not a model's sampling.",
+        "each seed task's lineage."
+    ]
+    if scripted:
+        notes.append(
+            f"Scripted agents ({', '.join(scripted)}) are programs, not models. Explorers vary only through "
+            "the episode seed, which orders the alternatives they try; their p-values describe this sample "
+            "of tasks and seeds, not a model's sampling."
+        )
+    if simulated:
+        notes.append(
+            f"Simulated models ({', '.join(simulated)}) are the scripted explorer tiers answering through "
+            "the simulated endpoint (models=sim): they show the paper's protocol running end to end, not how "
+            "any model performs."
+        )
+    notes += [
         "The 'paper' column holds the RES paper's reported figures (its models, its benchmarks); they are "
         "not results of this harness. 'not run' rows need the model's API key (models=api or models=paper).",
         statistics_note(metrics, settings.confidence),
