@@ -103,8 +103,9 @@ bench: install ## Print every performance figure (medians, ratios to a baseline,
 notebook: install ## Execute notebooks/table1_from_mlflow.ipynb against the project's MLflow store
 	$(VENV)/bin/jupyter-execute notebooks/table1_from_mlflow.ipynb
 
-mlflow-ui: install ## Open the MLflow UI on the project's tracking database
-	$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/mlflow.db --default-artifact-root $(CURDIR)/mlartifacts
+PORT ?= 5000
+mlflow-ui: install ## Open the MLflow UI on the project's tracking database (PORT=N: another port, default 5000)
+	$(VENV)/bin/mlflow ui --port $(PORT) --backend-store-uri sqlite:///$(CURDIR)/mlflow.db --default-artifact-root $(CURDIR)/mlartifacts
 
 clean: ## Remove caches and run folders (keeps mlflow.db and results/)
 	rm -rf .cache runs .pytest_cache .ruff_cache

@@ -20,6 +20,9 @@ def hydra_main(cfg: DictConfig) -> None:
     """Run one pipeline (or one job of a multirun) as configured, closing with its wall time (the files
     and the MLflow run are printed as they are written); bad input ends it with one line."""
     started = time.perf_counter()
+    # whole lines: parallel jobs share the terminal or file, and a piped stdout would otherwise flush in
+    # blocks that end mid-line
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     try:
         run_pipeline(cfg)
     except UserInputError as exc:

@@ -327,6 +327,7 @@ class TrackingConfig:
     enabled: bool = MISSING
     uri: str = MISSING
     experiment: str = MISSING
+    traces: int = MISSING  # the most model episodes of a run logged as MLflow traces (the first ones)
 
 
 @dataclass

@@ -65,9 +65,11 @@ def pipeline_function(name: str) -> Callable[[DictConfig], object]:
 
 def run_pipeline(cfg: DictConfig) -> object:
     """Run the pipeline named by ``cfg.task_name``: print the protocol and this run's departures from the
-    paper's, and serve any simulated model while it runs. With ``dry_run``, print the projected model
-    usage and cost instead, running nothing."""
+        paper's, and serve any simulated model while it runs, inside the job's MLflow run (RUNNING from
+    the start, FINISHED or FAILED at the end). With ``dry_run``, print the projected model
+        usage and cost instead, running nothing."""
     from res_repro.pipelines.protocol import protocol_text
+    from res_repro.pipelines.reporting import job_run
     from res_repro.pipelines.simulated import simulated_models
 
     function = pipeline_function(cfg.task_name)
@@ -76,5 +78,5 @@ def run_pipeline(cfg: DictConfig) -> object:
         from res_repro.pipelines.costs import dry_run
 
         return dry_run(cfg, _lookup(PLANS, cfg.task_name, "dry_run=true has no plan for pipeline")(cfg))
-    with simulated_models(cfg):
+    with job_run(cfg), simulated_models(cfg):
         return function(cfg)

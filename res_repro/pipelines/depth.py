@@ -99,7 +99,7 @@ def build_depth_table(
                 f"{calls:.1f}",
             ]
             slug = condition.replace(" ", "_").replace("/", "")
-            logged.update({f"{key}.{slug}.pass_rate": rate.value, f"{key}.{slug}.tool_calls": calls})
+            logged.update({**rate.as_metrics(f"{key}.{slug}.pass_rate"), f"{key}.{slug}.tool_calls": calls})
         table.add_row(*cells)
     kinds = ", ".join(agent_label(key, agent) for key, agent in agents.items())
     table.notes = [
