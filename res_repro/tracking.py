@@ -12,6 +12,7 @@ import atexit
 import csv
 import hashlib
 import json
+import logging
 import os
 import re
 import socket
@@ -25,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 from filelock import FileLock
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
+
+from res_repro.config import multirun_dir
 
 if TYPE_CHECKING:  # records are only passed through to res_repro.traces
     from res_repro.evaluation.episode import EpisodeRecord
@@ -173,6 +176,8 @@ def _use_experiment(uri: str, experiment: str, artifact_root: str | None) -> Non
     """Point MLflow at ``uri`` and make ``experiment`` active, creating it under a file lock."""
     import mlflow
 
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
     mlflow.set_tracking_uri(uri)
     if uri.startswith("sqlite:///"):
         lock_path = Path(uri.removeprefix("sqlite:///") + ".lock")
@@ -186,6 +191,8 @@ def _use_experiment(uri: str, experiment: str, artifact_root: str | None) -> Non
 PARENT_RUN_FILE = "mlflow_parent_run.json"
 SUMMARY_NAME = "sweep_summary"
 HOST_TAG, PROCESS_TAG = "host", "process"
+# MLflow's INFO lines about creating the store's tables and flushing traces at exit
+QUIET_LOGGERS = ("mlflow.store.db.utils", "mlflow.tracing.export.async_export_queue", "alembic")
 COMPANIONS = (".n", ".ci_low", ".ci_high")  # what a metric's estimate adds beside it (RateEstimate)
 
 
@@ -391,13 +398,9 @@ def end_parent_run(sweep_dir: Path, status: str) -> None:
 
 def multirun_marker() -> dict[str, Any] | None:
     """The multirun's parent run (id and swept keys) when this process is a job of a multirun, else None."""
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.types import RunMode
-
-    if not HydraConfig.initialized() or HydraConfig.get().mode != RunMode.MULTIRUN:
-        return None
-    marker = Path(HydraConfig.get().sweep.dir) / PARENT_RUN_FILE
-    return json.loads(marker.read_text()) if marker.is_file() else None
+    sweep_dir = multirun_dir()
+    marker = sweep_dir / PARENT_RUN_FILE if sweep_dir else None
+    return json.loads(marker.read_text()) if marker and marker.is_file() else None
 
 
 def job_run_name(default: str) -> str:
