@@ -162,18 +162,19 @@ class MlflowTracker(Tracker):
         mlflow.log_figure(figure, artifact_file)
 
 
-def _ensure_experiment(name: str, artifact_root: str | None) -> None:
-    """Create the experiment if needed (with an absolute artifact location) and make it active."""
+def _ensure_experiment(name: str, artifact_root: str | None) -> str:
+    """Create the experiment if needed (with an absolute artifact location), make it active, return its id."""
     import mlflow
 
     if mlflow.get_experiment_by_name(name) is None:
         location = Path(artifact_root, name).resolve().as_uri() if artifact_root else None
         mlflow.create_experiment(name, artifact_location=location)
-    mlflow.set_experiment(name)
+    return mlflow.set_experiment(name).experiment_id
 
 
-def _use_experiment(uri: str, experiment: str, artifact_root: str | None) -> None:
-    """Point MLflow at ``uri`` and make ``experiment`` active, creating it under a file lock."""
+def _use_experiment(uri: str, experiment: str, artifact_root: str | None) -> str:
+    """Point MLflow at ``uri`` and make ``experiment`` active, creating it under a file lock; mark its
+    stale runs FAILED (see :func:`fail_stale_runs`); return its id."""
     import mlflow
 
     for name in QUIET_LOGGERS:
@@ -183,9 +184,11 @@ def _use_experiment(uri: str, experiment: str, artifact_root: str | None) -> Non
         lock_path = Path(uri.removeprefix("sqlite:///") + ".lock")
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(str(lock_path)):
-            _ensure_experiment(experiment, artifact_root)
+            experiment_id = _ensure_experiment(experiment, artifact_root)
     else:
-        _ensure_experiment(experiment, artifact_root)
+        experiment_id = _ensure_experiment(experiment, artifact_root)
+    fail_stale_runs(experiment_id, uri)
+    return experiment_id
 
 
 PARENT_RUN_FILE = "mlflow_parent_run.json"
@@ -197,15 +200,16 @@ COMPANIONS = (".n", ".ci_low", ".ci_high")  # what a metric's estimate adds besi
 
 
 def process_identity(pid: int) -> str | None:
-    """``pid`` with its start time (from ``/proc`` on Linux), or None when no such process runs: a later
-    process that reuses the pid has another identity. Elsewhere the pid alone."""
+    """``pid`` with its start time (from ``/proc`` on Linux), or None when no such process runs (a
+    zombie has ended): a later process that reuses the pid has another identity. Elsewhere the pid."""
     stat = Path(f"/proc/{pid}/stat")
     if Path("/proc/self/stat").is_file():
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             return None
-        return f"{pid}:{fields[19]}"  # field 22 of proc(5), the start time; fields[0] is field 3
+        # fields[0] is field 3 of proc(5), the state; fields[19] is field 22, the start time
+        return None if fields[0] == "Z" else f"{pid}:{fields[19]}"
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -239,33 +243,6 @@ def fail_stale_runs(experiment_id: str, uri: str) -> list[str]:
             client.set_terminated(run.info.run_id, "FAILED")
             stale.append(run.info.run_id)
     return stale
-
-
-def _ensure_experiment(name: str, artifact_root: str | None) -> str:
-    """Create the experiment if needed (with an absolute artifact location), make it active, return its id."""
-    import mlflow
-
-    if mlflow.get_experiment_by_name(name) is None:
-        location = Path(artifact_root, name).resolve().as_uri() if artifact_root else None
-        mlflow.create_experiment(name, artifact_location=location)
-    return mlflow.set_experiment(name).experiment_id
-
-
-def _use_experiment(uri: str, experiment: str, artifact_root: str | None) -> str:
-    """Point MLflow at ``uri`` and make ``experiment`` active, creating it under a file lock; mark its
-    stale runs FAILED (see :func:`fail_stale_runs`); return its id."""
-    import mlflow
-
-    mlflow.set_tracking_uri(uri)
-    if uri.startswith("sqlite:///"):
-        lock_path = Path(uri.removeprefix("sqlite:///") + ".lock")
-        lock_path.parent.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(lock_path)):
-            experiment_id = _ensure_experiment(experiment, artifact_root)
-    else:
-        experiment_id = _ensure_experiment(experiment, artifact_root)
-    fail_stale_runs(experiment_id, uri)
-    return experiment_id
 
 
 def sweep_overrides(

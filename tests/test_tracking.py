@@ -169,9 +169,11 @@ def test_a_live_process_keeps_its_running_run(store):
 
 def test_process_identity_tells_a_live_process_from_a_dead_one():
     job = subprocess.Popen([sys.executable, "-c", "pass"])
-    job.wait()
-    assert process_identity(os.getpid()) is not None
+    os.waitid(os.P_PID, job.pid, os.WEXITED | os.WNOWAIT)  # ended, not yet reaped: a zombie
     assert process_identity(job.pid) is None
+    job.wait()
+    assert process_identity(job.pid) is None
+    assert process_identity(os.getpid()) == process_identity(os.getpid()) is not None
 
 
 # Multiruns: a parent run with the sweep's overrides and a summary; children named by their overrides.
