@@ -29,7 +29,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev,ray,sft,browser]'
 	touch $@
 
-system-deps: ## Install bubblewrap, busybox-static, docker-registry and chromium (apt-get where possible)
+system-deps: ## Install bubblewrap, busybox-static, docker-registry, chromium and graphviz (apt-get where possible)
 	@bash scripts/install_system_deps.sh
 
 install: $(STAMP) system-deps ## Create the virtual environment and install everything
@@ -103,8 +103,9 @@ bench: install ## Print every performance figure (medians, ratios to a baseline,
 notebook: install ## Execute notebooks/table1_from_mlflow.ipynb against the project's MLflow store
 	$(VENV)/bin/jupyter-execute notebooks/table1_from_mlflow.ipynb
 
-mlflow-ui: install ## Open the MLflow UI on the project's tracking database
-	$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/mlflow.db --default-artifact-root $(CURDIR)/mlartifacts
+PORT ?= 5000
+mlflow-ui: install ## Open the MLflow UI on the project's tracking database (PORT=N: another port, default 5000)
+	$(VENV)/bin/mlflow ui --port $(PORT) --backend-store-uri sqlite:///$(CURDIR)/mlflow.db --default-artifact-root $(CURDIR)/mlartifacts
 
 clean: ## Remove caches and run folders (keeps mlflow.db and results/)
 	rm -rf .cache runs .pytest_cache .ruff_cache

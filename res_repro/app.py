@@ -15,11 +15,18 @@ from res_repro.pipelines import run_pipeline
 register_configs()
 
 
+def whole_lines() -> None:
+    """Flush stdout at every line: parallel jobs share the terminal or the file, and a piped stdout
+    would otherwise be flushed in blocks that end mid-line, between another job's lines."""
+    sys.stdout.reconfigure(line_buffering=True, write_through=False)  # type: ignore[union-attr]
+
+
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def hydra_main(cfg: DictConfig) -> None:
     """Run one pipeline (or one job of a multirun) as configured, closing with its wall time (the files
     and the MLflow run are printed as they are written); bad input ends it with one line."""
     started = time.perf_counter()
+    whole_lines()
     try:
         run_pipeline(cfg)
     except UserInputError as exc:

@@ -71,14 +71,9 @@ def _check(argv: list[str]) -> int:
 def _export_sft(argv: list[str]) -> int:
     """Export model episodes from an episodes.jsonl file as chat fine-tuning JSONL (messages + tools)."""
     from res_repro.config import compose_config
+    from res_repro.evaluation.episode import read_episodes
     from res_repro.evaluation.metrics import MetricSettings
-    from res_repro.sft.export import (
-        NOT_PASSED,
-        SCRIPTED,
-        export_chat_jsonl,
-        metadata_path,
-        read_episodes,
-    )
+    from res_repro.sft.export import NOT_PASSED, SCRIPTED, export_chat_jsonl, metadata_path
 
     parser = argparse.ArgumentParser(prog="res-repro export-sft", description=_export_sft.__doc__)
     parser.add_argument("episodes", type=Path, help="an episodes.jsonl written by a run")

@@ -327,6 +327,7 @@ class TrackingConfig:
     enabled: bool = MISSING
     uri: str = MISSING
     experiment: str = MISSING
+    traces: int = MISSING  # the most model episodes of a run logged as MLflow traces (the first ones)
 
 
 @dataclass
@@ -417,3 +418,13 @@ def compose_config(*overrides: str, hydra: bool = False) -> DictConfig:
     register_configs()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         return compose(config_name="config", overrides=list(overrides), return_hydra_config=hydra)
+
+
+def multirun_dir() -> Path | None:
+    """The sweep folder when this process runs a job of a Hydra multirun, else None."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    if not HydraConfig.initialized() or HydraConfig.get().mode != RunMode.MULTIRUN:
+        return None
+    return Path(HydraConfig.get().sweep.dir)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the system packages the harness needs: bubblewrap (the local sandbox), busybox-static (the
 # minimal image the Docker tests build without a registry), docker-registry (the loopback registry
-# the image-pull tests push to) and chromium (the browser the viewer's Playwright test drives; Playwright
-# downloads no browser of its own). Uses apt-get where it can.
+# the image-pull tests push to), chromium (the browser the viewer's Playwright test drives; Playwright
+# downloads no browser of its own) and graphviz (`dot` lays out the lineage graph figures). Uses apt-get
+# where it can.
 set -euo pipefail
 
 missing=()
@@ -10,6 +11,7 @@ command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 [ -x /bin/busybox ] || missing+=(busybox-static)
 command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v dot >/dev/null 2>&1 || missing+=(graphviz)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if command -v apt-get >/dev/null 2>&1; then

@@ -264,3 +264,16 @@ def test_mean_with_ci_rejects_bad_input() -> None:
         mean_with_ci([1.0, float("inf")])
     with pytest.raises(ValueError, match="confidence"):
         mean_with_ci([1.0, 2.0], confidence=95)
+
+
+def test_an_estimate_is_logged_with_its_n_and_interval_bounds():
+    estimate = rate_with_ci([True, False, True, True], 0.95)
+    logged = estimate.as_metrics("oracle.res.pass_at_1")
+    assert logged == {
+        "oracle.res.pass_at_1": 0.75,
+        "oracle.res.pass_at_1.n": 4.0,
+        "oracle.res.pass_at_1.ci_low": estimate.low,
+        "oracle.res.pass_at_1.ci_high": estimate.high,
+    }
+    assert 0.0 < estimate.low < 0.75 < estimate.high < 1.0
+    assert mean_with_ci([0.5], 0.95).as_metrics("s") == {"s": 0.5, "s.n": 1.0}  # no interval from one value

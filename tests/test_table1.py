@@ -55,7 +55,10 @@ def test_table1_runs_end_to_end_and_reuses_everything(tmp_path):
 
     client = _client(tmp_path)
     [run] = client.search_runs([client.get_experiment_by_name("table1").experiment_id])
+    assert run.info.status == "FINISHED"
     assert run.data.metrics["oracle.res.pass_at_1"] == 1.0
+    assert run.data.metrics["oracle.res.pass_at_1.n"] == 2.0  # with its interval
+    assert run.data.metrics["oracle.res.pass_at_1.ci_low"] < 1.0
     assert run.data.metrics["res.mean_depth"] == 1.0
     assert run.data.params["benchmark.limit"] == "2"
     assert "config_hash" in run.data.tags
@@ -95,6 +98,15 @@ def test_depth_cap_and_threshold_sweeps_are_child_runs_that_reuse_the_cache(tmp_
     caps = _run(tmp_path, "scaling.depth_cap=1,2", flags=("--multirun",))
     assert caps.returncode == 0, caps.stdout + caps.stderr
     assert ["1", "2"] in _children(tmp_path, "scaling.depth_cap")
+    client = _client(tmp_path)
+    runs = client.search_runs([client.get_experiment_by_name("table1").experiment_id])
+    [parent] = [r for r in runs if r.data.tags.get("multirun") == "parent"]
+    assert parent.info.status == "FINISHED"
+    assert parent.data.params["scaling.depth_cap"] == "1,2"
+    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
+    assert sorted(r.info.run_name for r in children) == ["scaling.depth_cap=1", "scaling.depth_cap=2"]
+    assert {r.info.status for r in children} == {"FINISHED"}
+    assert "sweep_summary.csv" in {a.path for a in client.list_artifacts(parent.info.run_id)}
 
     thresholds = _run(tmp_path, "scaling.depth_cap=2", "metrics.threshold=0.7,0.9", flags=("--multirun",))
     assert thresholds.returncode == 0, thresholds.stdout + thresholds.stderr

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from res_repro.agents.base import Agent, Attempt
@@ -89,6 +92,14 @@ class EpisodeRecord:
         """Rebuild a record written by :meth:`to_dict`."""
         grade = Grade.from_dict(data["grade"]) if data.get("grade") else None
         return cls(**{**data, "grade": grade})
+
+
+def read_episodes(path: Path) -> Iterator[EpisodeRecord]:
+    """Episode records from an ``episodes.jsonl`` file."""
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                yield EpisodeRecord.from_dict(json.loads(line))
 
 
 @dataclass(frozen=True)

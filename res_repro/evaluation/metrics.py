@@ -77,6 +77,14 @@ class RateEstimate:
     high: float
     n: int
 
+    def as_metrics(self, name: str) -> dict[str, float]:
+        """The estimate as tracking metrics: ``name`` itself, ``name.n`` and, when the interval is
+        defined, ``name.ci_low`` and ``name.ci_high``."""
+        logged = {name: self.value, f"{name}.n": float(self.n)}
+        if not (math.isnan(self.low) or math.isnan(self.high)):
+            logged.update({f"{name}.ci_low": self.low, f"{name}.ci_high": self.high})
+        return logged
+
 
 def _check_fraction(name: str, value: float) -> None:
     """Raise ``ValueError`` unless ``value`` lies in [0, 1]."""

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 log = logging.getLogger(__name__)
 
-PLAIN_EVERY_S = 30.0  # seconds between plain lines
+PLAIN_EVERY_S = 60.0  # seconds between plain lines
 
 
 def _eta(done: int, total: int, elapsed: float) -> str:

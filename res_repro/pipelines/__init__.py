@@ -20,12 +20,14 @@ with thresholds from the ``metrics`` config group.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 from collections.abc import Callable
 from typing import Any
 
 from omegaconf import DictConfig
 
+from res_repro.config import multirun_dir
 from res_repro.errors import UserInputError
 
 PIPELINES: dict[str, str] = {
@@ -63,18 +65,33 @@ def pipeline_function(name: str) -> Callable[[DictConfig], object]:
     return _lookup(PIPELINES, name, "unknown pipeline")
 
 
+def announce_once(text: str) -> None:
+    """Print ``text``, except in a job of a multirun where an earlier job printed the same text."""
+    sweep_dir = multirun_dir()
+    if sweep_dir is not None:
+        marker = sweep_dir / f".printed-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+        sweep_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            marker.open("x").close()
+        except FileExistsError:
+            return
+    print(text)
+
+
 def run_pipeline(cfg: DictConfig) -> object:
     """Run the pipeline named by ``cfg.task_name``: print the protocol and this run's departures from the
-    paper's, and serve any simulated model while it runs. With ``dry_run``, print the projected model
-    usage and cost instead, running nothing."""
+    paper's (once per multirun when its jobs share them), and serve any simulated model while it runs,
+    inside the job's MLflow run (RUNNING from the start, FINISHED or FAILED at the end). With
+    ``dry_run``, print the projected model usage and cost instead, running nothing."""
     from res_repro.pipelines.protocol import protocol_text
+    from res_repro.pipelines.reporting import job_run
     from res_repro.pipelines.simulated import simulated_models
 
     function = pipeline_function(cfg.task_name)
-    print(protocol_text(cfg))
+    announce_once(protocol_text(cfg))
     if cfg.dry_run:
         from res_repro.pipelines.costs import dry_run
 
         return dry_run(cfg, _lookup(PLANS, cfg.task_name, "dry_run=true has no plan for pipeline")(cfg))
-    with simulated_models(cfg):
+    with job_run(cfg), simulated_models(cfg):
         return function(cfg)

@@ -33,7 +33,7 @@ from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.pipelines.ablations import without_dependencies_task
 from res_repro.pipelines.budgets import historical_values
 from res_repro.pipelines.cells import agent_label, metric_settings
-from res_repro.pipelines.lineage_views import child_costs, termination_rates
+from res_repro.pipelines.lineage_views import child_costs, model_proposer, termination_rates
 from res_repro.pipelines.lineages import (
     build_lineages,
     configured_agents,
@@ -99,7 +99,7 @@ def build_depth_table(
                 f"{calls:.1f}",
             ]
             slug = condition.replace(" ", "_").replace("/", "")
-            logged.update({f"{key}.{slug}.pass_rate": rate.value, f"{key}.{slug}.tool_calls": calls})
+            logged.update({**rate.as_metrics(f"{key}.{slug}.pass_rate"), f"{key}.{slug}.tool_calls": calls})
         table.add_row(*cells)
     kinds = ", ".join(agent_label(key, agent) for key, agent in agents.items())
     table.notes = [
@@ -153,7 +153,7 @@ def depth_figures(
     measures["tool calls"] = lambda r: r.tool_calls
     panels = {
         label: {
-            key: {
+            agent_label(key, agent, cfg.scaling.target): {
                 d: historical_values(
                     [
                         [float(measure(records[(key, f"depth {j}")][i])) for j in budgets]
@@ -163,7 +163,7 @@ def depth_figures(
                 )
                 for d in budgets
             }
-            for key in agents
+            for key, agent in agents.items()
         }
         for label, measure in measures.items()
     }
@@ -183,6 +183,8 @@ def depth_figures(
     costs = child_costs(lineages)
     if costs:
         figures[f"proposer_cost_{benchmark}"] = proposer_cost(
-            costs, title=f"{benchmark}: proposer cost per child"
+            costs,
+            title=f"{benchmark}: proposer cost per child",
+            timed=model_proposer(cfg),
         )
     return figures

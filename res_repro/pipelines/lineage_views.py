@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from omegaconf import DictConfig
+
 from res_repro.res.scaling import LineageResult
 
 
@@ -16,6 +18,12 @@ def child_costs(lineages: Sequence[LineageResult]) -> list[dict[str, Any]]:
         for lineage in lineages
         for node in lineage.nodes[1:]
     ]
+
+
+def model_proposer(cfg: DictConfig) -> bool:
+    """Whether a model proposes the children (its time is a cost worth plotting; a programmatic
+    proposer's is sub-millisecond noise)."""
+    return cfg.scaling.proposer.kind == "llm"
 
 
 def termination_rates(lineages: Sequence[LineageResult]) -> dict[str, dict[int, float]]:

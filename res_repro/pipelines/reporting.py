@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from omegaconf import DictConfig, OmegaConf
 
-from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.episode import EpisodeRecord, read_episodes
 from res_repro.pipelines.protocol import protocol_tags
 from res_repro.reporting.tables import Table
 from res_repro.storage import write_jsonl
-from res_repro.tracking import config_hash, git_commit, tracked_run
+from res_repro.tracking import Tracker, config_hash, git_commit, tracked_run
 from res_repro.viewer import resolve_source, write_bundle
 from res_repro.viewer.sources import RUN_FILES
 
@@ -23,6 +24,30 @@ if TYPE_CHECKING:  # matplotlib loads only when a pipeline draws
 def write_episodes(records: Sequence[EpisodeRecord], path: Path) -> Path:
     """All episode records of a run as JSONL (the trajectories)."""
     return write_jsonl((record.to_dict() for record in records), path)
+
+
+@contextmanager
+def job_run(cfg: DictConfig, tags: Mapping[str, str] | None = None) -> Iterator[Tracker]:
+    """The job's MLflow run (see :func:`res_repro.tracking.tracked_run`): opened by the first call, when
+    the job starts, with the resolved config as params and git, config-hash and protocol tags; a later
+    call while it is open adds ``tags`` to it."""
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    run_tags = {
+        "git_commit": git_commit(cfg.paths.root_dir),
+        "config_hash": config_hash(resolved),
+        **protocol_tags(cfg),
+        **(tags or {}),
+    }
+    with tracked_run(
+        enabled=cfg.tracking.enabled,
+        uri=cfg.tracking.uri,
+        experiment=cfg.tracking.experiment,
+        run_name=f"{cfg.task_name}-{cfg.benchmark.name}",
+        params=resolved,
+        tags=run_tags,
+        artifact_root=cfg.paths.mlflow_artifacts,
+    ) as tracker:
+        yield tracker
 
 
 def publish(
@@ -47,24 +72,12 @@ def publish(
         for figure_name, figure in figures.items():
             save_figure(figure, results / "figures", figure_name, close=False)
     print(table.to_markdown())
-    resolved = OmegaConf.to_container(cfg, resolve=True)
-    tags = {
-        "git_commit": git_commit(cfg.paths.root_dir),
-        "config_hash": config_hash(resolved),
-        "table": name,
-        **protocol_tags(cfg),
-    }
-    with tracked_run(
-        enabled=cfg.tracking.enabled,
-        uri=cfg.tracking.uri,
-        experiment=cfg.tracking.experiment,
-        run_name=f"{name}-{cfg.benchmark.name}",
-        params=resolved,
-        tags=tags,
-        artifact_root=cfg.paths.mlflow_artifacts,
-    ) as tracker:
+    with job_run(cfg, {"table": name}) as tracker:
         tracker.log_metrics(metrics)
         tracker.log_artifacts(artifacts, folder="results")
+        for path in artifacts:
+            if path.name == "episodes.jsonl":
+                tracker.log_traces(read_episodes(path), cfg.tracking.traces)
         for figure_name, figure in figures.items():
             tracker.log_figure(figure, f"figures/{figure_name}.png")
             artifacts += save_figure(figure, out / "figures", figure_name)

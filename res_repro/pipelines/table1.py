@@ -108,7 +108,9 @@ def build_table1(
                     perm = metric.permutation(base, mine, settings) if compared else None
                     cells.append(_p_cell(perm, marker, settings))
                 cells.append(reported.get(f"{prefix}_{metric.paper_suffix}", "") if prefix else "")
-                logged[f"{key}.{condition.lstrip('+').lower()}.{metric.paper_suffix}"] = estimate.value
+                logged.update(
+                    estimate.as_metrics(f"{key}.{condition.lstrip('+').lower()}.{metric.paper_suffix}")
+                )
             table.add_row(*cells)
     run_models = {_display(a, models)[0] for a in agents.values() if not a.scripted}
     for (model, env), row in paper.items():

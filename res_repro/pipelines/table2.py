@@ -208,7 +208,7 @@ def build_table2(
             if records:
                 estimate = metric.estimate(records, settings)
                 cells += [pct(estimate.value), interval_text(estimate)]
-                logged[f"{condition}.{metric.paper_suffix}"] = estimate.value
+                logged.update(estimate.as_metrics(f"{condition}.{metric.paper_suffix}"))
             else:
                 cells += ["not run", ""]
             cells.append(reported.get(f"{prefix}_{metric.paper_suffix}", "") if prefix else "")

@@ -14,7 +14,7 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from res_repro.evaluation.metrics import mean_score, pass_at_1, pass_flags
+from res_repro.evaluation.metrics import mean_with_ci, pass_flags, rate_with_ci
 from res_repro.pipelines.ablations import (
     CONTROLS,
     LABELS,
@@ -107,8 +107,8 @@ def build_component_table(
                 bootstrap_cell(control_scores, scores, settings),
                 paper_cell(reported.get(condition), "score"),
             )
-            logged[f"{key}.{condition}.pass_at_1"] = pass_at_1(scores, settings.threshold)
-            logged[f"{key}.{condition}.score"] = mean_score(scores)
+            logged.update(rate_with_ci(flags, settings.confidence).as_metrics(f"{key}.{condition}.pass_at_1"))
+            logged.update(mean_with_ci(scores, settings.confidence).as_metrics(f"{key}.{condition}.score"))
     table.notes = [
         agent_note(data.agents, cfg.scaling.target),
         "One attempt per agent per environment. Pass@1: native score >= "

@@ -13,7 +13,7 @@ import numpy as np
 from omegaconf import DictConfig
 
 from res_repro.pipelines.cells import mean_cells, metric_settings, paper_cell
-from res_repro.pipelines.lineage_views import child_costs
+from res_repro.pipelines.lineage_views import child_costs, model_proposer
 from res_repro.pipelines.lineages import build_lineages, configured_tasks
 from res_repro.pipelines.paper import paper_values
 from res_repro.pipelines.reporting import publish
@@ -78,7 +78,9 @@ def run_table_a2(cfg: DictConfig) -> Table:
     figures = {}
     if costs:
         figures["fig5_proposer_cost"] = proposer_cost(
-            costs, title=f"Figure 5 ({cfg.benchmark.name}): proposer cost per child by depth"
+            costs,
+            title=f"Figure 5 ({cfg.benchmark.name}): proposer cost per child by depth",
+            timed=model_proposer(cfg),
         )
     publish(cfg, table, "table_a2", metrics, figures=figures)
     return table

@@ -14,8 +14,10 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
+from res_repro.reporting.graph_layout import FONT_SIZE, Layout, layout
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph
 
 FAMILY_COLOURS = {
@@ -227,9 +229,13 @@ def dumbbells(
     return figure
 
 
-def proposer_cost(costs: Sequence[Mapping[str, float]], *, title: str, pool_from: int = 5) -> Figure:
-    """Mean proposer executions (bars) and seconds (line) per child by depth; depths from ``pool_from``
-    on are pooled into one dark bar. ``costs`` holds one dict per child with its ``depth``."""
+def proposer_cost(
+    costs: Sequence[Mapping[str, float]], *, title: str, timed: bool, pool_from: int = 5
+) -> Figure:
+    """Mean proposer executions (bars) per child by depth, with a line of mean seconds when ``timed`` (a
+    model proposer, whose time is a cost) or else of mean revisions (a programmatic proposer takes
+    under a millisecond, and plotting that would plot timing noise); depths from ``pool_from`` on are
+    pooled into one dark bar. ``costs`` holds one dict per child with its ``depth``."""
     groups: dict[str, list[Mapping[str, float]]] = {}
     for cost in sorted(costs, key=lambda c: c["depth"]):
         depth = int(cost["depth"])
@@ -245,127 +251,159 @@ def proposer_cost(costs: Sequence[Mapping[str, float]], *, title: str, pool_from
     bars.set_xlabel("depth of the child")
     bars.set_ylabel("outer proposer executions per child")
     line = bars.twinx()
+    key, label = ("seconds", "proposer time per child (s)") if timed else ("revisions", "revisions per child")
     line.plot(
         range(len(labels)),
-        [1000 * np.mean([c["seconds"] for c in groups[g]]) for g in labels],
+        [np.mean([c[key] for c in groups[g]]) for g in labels],
         color="#d62728",
         marker="o",
     )
-    line.set_ylabel("proposer time per child (ms)", color="#d62728")
+    line.set_ylabel(label, color="#d62728")
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()
     return figure
 
 
-def _layers(graph: DependencyGraph) -> dict[str, int]:
-    """Each node's longest distance from the observation (the goal goes last)."""
-    successors: dict[str, list[str]] = {}
-    for edge in graph.edges:
-        successors.setdefault(edge.prerequisite, []).append(edge.dependent)
-    level = {OBSERVATION: 0}
-    frontier = [OBSERVATION]
-    for _ in range(len(graph.nodes)):
-        nxt = []
-        for node in frontier:
-            for child in successors.get(node, ()):
-                if level.get(child, -1) < level[node] + 1:
-                    level[child] = level[node] + 1
-                    nxt.append(child)
-        frontier = nxt
-    level[GOAL] = 1 + max((depth for node, depth in level.items() if node != GOAL), default=0)
-    return level
+ENDPOINT_COLOUR = "#7f7f7f"  # the observation and the goal, which no change introduces
+FILL_ALPHA = 0.3
+MARGIN, TITLE_SPACE, LEGEND_SPACE = 0.3, 0.5, 0.7  # inches around a graph, above it, below it
 
 
-def _draw_graph(axis, graph: DependencyGraph, families: Mapping[str, str], fresh: frozenset[str]) -> None:
-    """Draw ``graph`` on ``axis``, layered by prerequisite depth; ``fresh`` nodes get a bold outline."""
-    level = _layers(graph)
-    columns: dict[int, list[str]] = {}
-    for node in sorted(graph.nodes):
-        columns.setdefault(level.get(node, 0), []).append(node)
-    position = {
-        node: (depth, index - (len(nodes) - 1) / 2)
-        for depth, nodes in columns.items()
-        for index, node in enumerate(nodes)
-    }
-    height = max(len(nodes) for nodes in columns.values())
+def _graph_edges(graph: DependencyGraph) -> list[tuple[str, str, bool]]:
+    """``(prerequisite, dependent, composed)`` per edge; the released task's direct observation-goal
+    edge is left out once other edges lead into the goal (it only clutters a scaled graph)."""
     into_goal = sum(edge.dependent == GOAL for edge in graph.edges)
-    for edge in graph.edges:
-        if edge.prerequisite == OBSERVATION and edge.dependent == GOAL and into_goal > 1:
-            continue  # the released task's direct edge only clutters a scaled graph
-        (x0, y0), (x1, y1) = position[edge.prerequisite], position[edge.dependent]
-        style = "dashed" if edge.how.startswith("composed:") else "solid"
-        axis.annotate(
-            "",
-            xy=(x1, y1),
-            xytext=(x0, y0),
-            arrowprops={"arrowstyle": "->", "linestyle": style, "alpha": 0.6},
+    return [
+        (edge.prerequisite, edge.dependent, edge.how.startswith("composed:"))
+        for edge in graph.edges
+        if not (edge.prerequisite == OBSERVATION and edge.dependent == GOAL and into_goal > 1)
+    ]
+
+
+def _node_colour(node: str, families: Mapping[str, str]) -> str:
+    if node in (OBSERVATION, GOAL):
+        return ENDPOINT_COLOUR
+    return FAMILY_COLOURS.get(families.get(node, ""), ENDPOINT_COLOUR)
+
+
+def _draw_graph(axis, drawn: Layout, families: Mapping[str, str], fresh: frozenset[str]) -> None:
+    """Draw a laid-out graph on ``axis`` (one data unit per inch): boxes filled in their family's colour,
+    ``fresh`` ones with a bold border, arrows along ``dot``'s splines ending on the boxes' borders."""
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+    from matplotlib.path import Path as CurvePath
+
+    for edge in drawn.edges:
+        codes = [CurvePath.MOVETO] + [CurvePath.CURVE4] * (len(edge.points) - 1)
+        axis.add_patch(
+            FancyArrowPatch(
+                path=CurvePath(edge.points, codes),
+                arrowstyle="-|>",
+                mutation_scale=8,
+                linestyle="--" if edge.dashed else "-",
+                color="#555555",
+                linewidth=0.8,
+            )
         )
-    for node, (x, y) in position.items():
-        colour = FAMILY_COLOURS.get(families.get(node, ""), "#7f7f7f")
-        bold = node in fresh
-        axis.text(
-            x,
-            y,
-            node,
-            ha="center",
-            va="center",
-            fontsize=7,
-            fontweight="bold" if bold else "normal",
-            bbox={"boxstyle": "round", "fc": colour, "alpha": 0.25, "lw": 2 if bold else 0.8},
+    for node, box in drawn.nodes.items():
+        colour = _node_colour(node, families)
+        axis.add_patch(
+            FancyBboxPatch(
+                (box.x - box.width / 2, box.y - box.height / 2),
+                box.width,
+                box.height,
+                boxstyle="round,pad=0,rounding_size=0.05",
+                facecolor=to_rgba(colour, FILL_ALPHA),
+                edgecolor=colour,
+                linewidth=2.0 if node in fresh else 0.8,
+            )
         )
-    axis.set_xlim(-0.7, max(columns) + 0.7)
-    axis.set_ylim(-height / 2 - 0.7, height / 2 + 0.7)
+        axis.text(box.x, box.y, node, ha="center", va="center", fontsize=FONT_SIZE)
     axis.axis("off")
 
 
-def _family_legend(axis) -> None:
+def _legend(figure: Figure, families: Mapping[str, str], *, states: bool) -> None:
+    """A legend under the graphs whose swatches are drawn as the boxes are: each family present, the
+    observation and goal, and (for a lineage) what bold borders and dashed arrows mean."""
+    from matplotlib.patches import Patch
+
+    present = [f for f in FAMILY_COLOURS if f in families.values()]
     handles = [
-        plt.Line2D([], [], color=c, marker="s", linestyle="", label=f.replace("_", " "))
-        for f, c in FAMILY_COLOURS.items()
+        Patch(
+            facecolor=to_rgba(FAMILY_COLOURS[f], FILL_ALPHA),
+            edgecolor=FAMILY_COLOURS[f],
+            label=f.replace("_", " "),
+        )
+        for f in present
     ]
-    axis.legend(handles=handles, fontsize=7, loc="lower right")
+    handles.append(
+        Patch(
+            facecolor=to_rgba(ENDPOINT_COLOUR, FILL_ALPHA),
+            edgecolor=ENDPOINT_COLOUR,
+            label="observation, goal",
+        )
+    )
+    if states:
+        handles.append(Patch(facecolor="white", edgecolor="black", linewidth=2.0, label="new at this state"))
+    handles.append(plt.Line2D([], [], color="#555555", linestyle="--", label="composed edge"))
+    figure.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=FONT_SIZE, frameon=False)
+
+
+def _graph_figure(layouts: Sequence[Layout], columns: int, titles: Sequence[str]) -> tuple[Figure, list]:
+    """A figure of one axis per layout on a grid, each at one data unit per inch so that the labels fit
+    the boxes ``dot`` sized for them."""
+    cell_w = max(drawn.width for drawn in layouts) + 2 * MARGIN
+    cell_h = max(drawn.height for drawn in layouts) + 2 * MARGIN + (TITLE_SPACE if any(titles) else 0)
+    rows = -(-len(layouts) // columns)
+    width, height = cell_w * columns, cell_h * rows + TITLE_SPACE + LEGEND_SPACE
+    figure = plt.figure(figsize=(width, height))
+    axes = []
+    for index, (drawn, label) in enumerate(zip(layouts, titles, strict=True)):
+        row, column = divmod(index, columns)
+        box_h = cell_h - (TITLE_SPACE if any(titles) else 0)
+        bottom = LEGEND_SPACE + (rows - 1 - row) * cell_h
+        axis = figure.add_axes((column * cell_w / width, bottom / height, cell_w / width, box_h / height))
+        axis.set_xlim(-(cell_w - drawn.width) / 2, drawn.width + (cell_w - drawn.width) / 2)
+        axis.set_ylim(-(box_h - drawn.height) / 2, drawn.height + (box_h - drawn.height) / 2)
+        if label:
+            axis.set_title(label, fontsize=9)
+        axes.append(axis)
+    return figure, axes
+
+
+def _layout_of(graph: DependencyGraph) -> Layout:
+    return layout(sorted(graph.nodes), _graph_edges(graph))
 
 
 def lineage_graph(graph: DependencyGraph, families: Mapping[str, str], *, title: str) -> Figure:
-    """The dependency graph of one environment, nodes layered by prerequisite depth.
+    """The dependency graph of one environment, laid out by Graphviz from the observation to the goal.
 
     ``families`` maps a node to the family of the change that introduced it (for its colour).
     """
-    level = _layers(graph)
-    width = max(level.values()) + 1
-    height = max(sum(1 for v in level.values() if v == d) for d in range(width))
-    figure, axis = plt.subplots(figsize=(2.6 * width + 2, 0.9 * height + 2))
-    _draw_graph(axis, graph, families, frozenset())
-    _family_legend(axis)
-    axis.set_title(title)
-    figure.tight_layout()
+    drawn = _layout_of(graph)
+    figure, [axis] = _graph_figure([drawn], 1, [""])
+    _draw_graph(axis, drawn, families, frozenset())
+    _legend(figure, {n: f for n, f in families.items() if n in graph.nodes}, states=False)
+    figure.suptitle(title, fontsize=10)
     return figure
 
 
 def lineage_states(
     states: Sequence[tuple[str, DependencyGraph]], families: Mapping[str, str], *, title: str
 ) -> Figure:
-    """One lineage E0..Ek drawn as its dependency graphs side by side (nodes new at a state in bold).
+    """One lineage E0..Ek drawn as its dependency graphs (nodes new at a state in bold).
 
     ``states`` holds ``(label, graph)`` per node, root first; ``families`` colours nodes by the family of
     the change that introduced them.
     """
-    columns = min(2, len(states))
-    rows = -(-len(states) // columns)
-    width = max(max(_layers(graph).values()) + 1 for _, graph in states)
-    figure, axes = plt.subplots(
-        rows, columns, figsize=(2.4 * width * columns, 3.2 * rows + 0.6), squeeze=False
-    )
-    for axis in list(axes.flat)[len(states) :]:
-        axis.axis("off")
+    layouts = [_layout_of(graph) for _, graph in states]
+    figure, axes = _graph_figure(layouts, min(2, len(states)), [label for label, _ in states])
     seen: frozenset[str] = frozenset()
-    for axis, (label, graph) in zip(axes.flat, states, strict=False):
-        _draw_graph(axis, graph, families, frozenset(graph.nodes) - seen if seen else frozenset())
-        axis.set_title(label, fontsize=9)
+    for axis, drawn, (_, graph) in zip(axes, layouts, states, strict=True):
+        _draw_graph(axis, drawn, families, frozenset(graph.nodes) - seen if seen else frozenset())
         seen = frozenset(graph.nodes)
-    _family_legend(axes.flat[len(states) - 1])
+    nodes = set().union(*(graph.nodes for _, graph in states))
+    _legend(figure, {n: f for n, f in families.items() if n in nodes}, states=True)
     figure.suptitle(title, fontsize=10)
-    figure.tight_layout()
     return figure
 
 

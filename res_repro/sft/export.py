@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -130,14 +130,6 @@ def trainable(
         record, only_passed=only_passed, include_scripted=include_scripted, settings=settings
     )
     return reason is None
-
-
-def read_episodes(path: Path) -> Iterator[EpisodeRecord]:
-    """Episode records from an ``episodes.jsonl`` file."""
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                yield EpisodeRecord.from_dict(json.loads(line))
 
 
 def metadata_path(out: Path) -> Path:

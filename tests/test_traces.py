@@ -1,0 +1,90 @@
+"""Model episodes as MLflow traces: a span per turn and per tool call, scripted episodes left out."""
+
+from __future__ import annotations
+
+import mlflow
+import pytest
+
+from res_repro.env.grade import Grade
+from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.traces import model_episodes, tool_results, turns
+from res_repro.tracking import tracked_run
+
+MESSAGES = [
+    {"role": "system", "content": "You are an agent."},
+    {"role": "user", "content": "Fix the report."},
+    {
+        "role": "assistant",
+        "content": "Reading it.",
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "read_file", "arguments": '{"path": "r.md"}'},
+            }
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "# Report"},
+    {"role": "assistant", "content": "Done."},
+]
+
+
+def _record(agent: str, scripted: bool, messages: list) -> EpisodeRecord:
+    return EpisodeRecord(
+        episode_id=f"{agent}-1",
+        task_id="t1",
+        benchmark="claw_bundled",
+        task_hash="h",
+        agent=agent,
+        scripted=scripted,
+        environment="original",
+        sandbox="local",
+        stop_reason="submitted",
+        grade=Grade(score=0.9, passed=True),
+        turns=2,
+        tool_calls=1,
+        wall_seconds=2.0,
+        messages=messages,
+        node_id="n1",
+        depth=1,
+    )
+
+
+def test_turns_pair_each_reply_with_the_messages_before_it():
+    found = turns(MESSAGES)
+    assert [len(inputs) for inputs, _ in found] == [2, 1]
+    assert found[1][0] == [MESSAGES[3]]
+    assert found[1][1]["content"] == "Done."
+    assert tool_results(MESSAGES) == {"c1": "# Report"}
+
+
+def test_only_model_episodes_with_a_conversation_are_traced():
+    records = [_record("model", False, MESSAGES), _record("oracle", True, MESSAGES), _record("m", False, [])]
+    assert [r.agent for r in model_episodes(records)] == ["model"]
+
+
+@pytest.mark.slow
+def test_a_model_episode_becomes_a_trace_of_the_run(tmp_path):
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    records = [_record("model", False, MESSAGES), _record("oracle", True, MESSAGES)]
+    with tracked_run(
+        enabled=True,
+        uri=uri,
+        experiment="traces",
+        run_name="r",
+        params={},
+        tags={},
+        artifact_root=str(tmp_path / "artifacts"),
+    ) as tracker:
+        tracker.log_traces(records, limit=10)
+    mlflow.flush_trace_async_logging()
+    [trace] = mlflow.search_traces(locations=[tracker.experiment_id], return_type="list")
+    assert trace.info.request_metadata["mlflow.sourceRun"] == tracker.run_id
+    spans = {span.name: span for span in trace.data.spans}
+    assert set(spans) == {"model on t1", "turn 1", "turn 2", "read_file"}
+    assert spans["read_file"].parent_id == spans["turn 1"].span_id
+    assert spans["read_file"].inputs == {"path": "r.md"}
+    assert spans["read_file"].outputs == "# Report"
+    assert spans["model on t1"].outputs["grade"]["score"] == 0.9
+    run = mlflow.tracking.MlflowClient(tracking_uri=uri).get_run(tracker.run_id)
+    assert run.data.tags["traces"] == "1 of 1 model episodes"
