@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -89,6 +90,18 @@ class EpisodeRecord:
         """Rebuild a record written by :meth:`to_dict`."""
         grade = Grade.from_dict(data["grade"]) if data.get("grade") else None
         return cls(**{**data, "grade": grade})
+
+
+def infrastructure_failures(records: Iterable[EpisodeRecord]) -> dict[str, int]:
+    """Agents whose every episode in ``records`` ended in an infrastructure failure, with how many."""
+    failed: dict[str, int] = {}
+    succeeded: set[str] = set()
+    for record in records:
+        if record.infrastructure_failure:
+            failed[record.agent] = failed.get(record.agent, 0) + 1
+        else:
+            succeeded.add(record.agent)
+    return {agent: count for agent, count in failed.items() if agent not in succeeded}
 
 
 @dataclass(frozen=True)
