@@ -26,6 +26,7 @@ from typing import Any
 
 from omegaconf import DictConfig
 
+from res_repro.config_checks import check_config
 from res_repro.errors import UserInputError
 
 PIPELINES: dict[str, str] = {
@@ -66,10 +67,11 @@ def pipeline_function(name: str) -> Callable[[DictConfig], object]:
 def run_pipeline(cfg: DictConfig) -> object:
     """Run the pipeline named by ``cfg.task_name``: print the protocol and this run's departures from the
     paper's, and serve any simulated model while it runs. With ``dry_run``, print the projected model
-    usage and cost instead, running nothing."""
+    usage and cost instead, running nothing. A config value out of its range stops it before any work."""
     from res_repro.pipelines.protocol import protocol_text
     from res_repro.pipelines.simulated import simulated_models
 
+    check_config(cfg)
     function = pipeline_function(cfg.task_name)
     print(protocol_text(cfg))
     if cfg.dry_run:
