@@ -16,6 +16,8 @@ from filelock import FileLock
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
+from res_repro.storage import quarantine, sqlite_damage
+
 MAX_PARAM_CHARS = 6000  # MLflow's limit on a param value
 # config entries that hold secrets themselves (``api_key_env`` only names a variable, so it is kept)
 SECRET_NAME = re.compile(r"(^|[._-])(api[_-]?key|access[_-]?key|token|secret|password)$", re.IGNORECASE)
@@ -135,14 +137,19 @@ def _ensure_experiment(name: str, artifact_root: str | None) -> None:
 
 
 def _use_experiment(uri: str, experiment: str, artifact_root: str | None) -> None:
-    """Point MLflow at ``uri`` and make ``experiment`` active, creating it under a file lock."""
+    """Point MLflow at ``uri`` and make ``experiment`` active, creating it under a file lock. A damaged
+    SQLite database is moved aside (one line names it; its runs stay in that file) and started afresh."""
     import mlflow
 
     mlflow.set_tracking_uri(uri)
     if uri.startswith("sqlite:///"):
-        lock_path = Path(uri.removeprefix("sqlite:///") + ".lock")
+        database = Path(uri.removeprefix("sqlite:///"))
+        lock_path = Path(f"{database}.lock")
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(str(lock_path)):
+            damage = sqlite_damage(database)
+            if damage is not None:
+                quarantine(database, damage)
             _ensure_experiment(experiment, artifact_root)
     else:
         _ensure_experiment(experiment, artifact_root)
