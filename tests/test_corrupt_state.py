@@ -71,6 +71,18 @@ def test_a_truncated_manifest_moves_its_node_aside_and_a_rerun_rebuilds_it(
     assert len(listed) == len(first.nodes)
 
 
+def test_a_manifest_without_an_identity_hash_is_rebuilt(tmp_path: Path) -> None:
+    first = _scale(tmp_path, depth_cap=1)
+    node = first.last
+    data = json.loads((node.path / MANIFEST).read_text())
+    del data["identity_hash"]
+    (node.path / MANIFEST).write_text(json.dumps(data))
+    again = _scale(tmp_path, depth_cap=1)
+    assert again.last.manifest.node_id == node.manifest.node_id
+    assert "identity_hash" in json.loads((node.path / MANIFEST).read_text())
+    assert _quarantined(node.path.parent, node.path.name)
+
+
 @pytest.mark.parametrize(("field", "value"), [("depth", 7), ("parent_id", "0" * 16), ("applications", [])])
 def test_a_manifest_edited_by_hand_is_refused(tmp_path: Path, field: str, value: object) -> None:
     result = _scale(tmp_path, depth_cap=1)

@@ -28,7 +28,7 @@ from res_repro.env.task import Task, hash_tree
 from res_repro.evaluation.episode import LineagePlace
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.operators.base import Application
-from res_repro.storage import CORRUPT, read_json_record, write_json_atomic
+from res_repro.storage import CORRUPT, quarantine, read_json_record, write_json_atomic
 
 MANIFEST = "manifest.json"
 ENV_DIR = "env"
@@ -139,7 +139,10 @@ class LineageStore:
         if read is None:
             return None
         data, manifest = read
-        if data.get(IDENTITY_HASH) != identity_hash(data):
+        if IDENTITY_HASH not in data:  # written before manifests carried it: rebuilt, as a damaged one
+            quarantine(path, f"{MANIFEST} has no {IDENTITY_HASH} (written by an older version)")
+            return None
+        if data[IDENTITY_HASH] != identity_hash(data):
             raise TaskFormatError(
                 manifest_path,
                 IDENTITY_HASH,
