@@ -9,7 +9,7 @@ import hydra
 from omegaconf import DictConfig
 
 from res_repro.config import CONF_DIR, register_configs
-from res_repro.errors import UserInputError
+from res_repro.errors import RunFailedError, UserInputError
 from res_repro.pipelines import run_pipeline
 
 register_configs()
@@ -24,7 +24,8 @@ def whole_lines() -> None:
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def hydra_main(cfg: DictConfig) -> None:
     """Run one pipeline (or one job of a multirun) as configured, closing with its wall time (the files
-    and the MLflow run are printed as they are written); bad input ends it with one line."""
+    and the MLflow run are printed as they are written); bad input, and a model whose every episode
+    failed, end it with one line and a non-zero exit."""
     started = time.perf_counter()
     whole_lines()
     try:
@@ -32,4 +33,7 @@ def hydra_main(cfg: DictConfig) -> None:
     except UserInputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except RunFailedError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(1)
     print(f"{cfg.task_name} on {cfg.benchmark.name} done in {time.perf_counter() - started:.0f} s")

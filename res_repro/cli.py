@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.config import config_choices, internal_choice
+from res_repro.config_checks import overrides_problem
 from res_repro.env.processes import stop_children
 from res_repro.errors import UserInputError
 
@@ -38,17 +39,29 @@ def _targets(args: argparse.Namespace) -> list[Any]:
     return resolve_target(args.target, params)
 
 
+def _positive(text: str) -> int:
+    """An argument that must be a whole number of at least 1 (argparse reports anything else)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
 def _check(argv: list[str]) -> int:
     """Run oracle and nop on every task of TARGET, one line per task; exit 0 only when all are valid."""
     from res_repro.config import project_root
     from res_repro.env.errors import TaskFormatError
     from res_repro.evaluation.check import LoadFailure, check_tasks, summary_line
     from res_repro.evaluation.store import EpisodeStore
+    from res_repro.sandbox import sandbox_class
 
     parser = argparse.ArgumentParser(prog="res-repro check", description=_check.__doc__)
     _target_arguments(parser)
     parser.add_argument("--sandbox", default="local", help="sandbox backend: local or docker")
-    parser.add_argument("--workers", type=int, default=2, help="episodes run at once")
+    parser.add_argument("--workers", type=_positive, default=2, help="episodes run at once")
     parser.add_argument(
         "--cache-dir",
         type=Path,
@@ -56,6 +69,7 @@ def _check(argv: list[str]) -> int:
         help="where finished episodes are kept and reused",
     )
     args = parser.parse_args(argv)
+    sandbox_class(args.sandbox)  # an unknown backend stops here, before any task is read
     found = _targets(args)
     tasks = [t for t in found if not isinstance(t, TaskFormatError)]
     checked = iter(
@@ -126,20 +140,14 @@ def _compiled(item: Any) -> Any:
     """A loaded task, or the TaskFormatError of its first Python grader or reference program that does
     not compile (nothing is run); a load error as it is."""
     from res_repro.env.errors import TaskFormatError
-    from res_repro.env.formats import format_of
-    from res_repro.env.task_code import compile_task_file
+    from res_repro.env.formats import compile_task_code
 
     if isinstance(item, TaskFormatError):
         return item
-    task_format = format_of(item)
-    plans = [item.path / plan for plan in getattr(task_format, "original_plans", ())]
-    for path in [*task_format.objective_files(item), *plans]:
-        if path.suffix == ".py" and path.is_file():
-            try:
-                compile_task_file(path)
-            except TaskFormatError as exc:
-                return exc
-    return item
+    try:
+        return compile_task_code(item)
+    except TaskFormatError as exc:
+        return exc
 
 
 def _export_harbor(argv: list[str]) -> int:
@@ -257,9 +265,11 @@ def main() -> None:
         except UserInputError as exc:
             print(f"error: {exc}", file=sys.stderr)
             sys.exit(2)
-    internal = internal_choice(sys.argv[1:])
-    if internal is not None:
-        print(f"error: {internal}", file=sys.stderr)
+    problem = internal_choice(sys.argv[1:])
+    if problem is None and not any(arg.startswith("-") for arg in sys.argv[1:]):
+        problem = overrides_problem(sys.argv[1:])  # a single run: its config is checked before Hydra starts
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
         sys.exit(2)
     from res_repro.app import hydra_main
 

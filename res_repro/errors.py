@@ -9,3 +9,8 @@ class UserInputError(ValueError):
 
 class MissingKeyError(UserInputError):
     """A model's API key variable is not set; raised before any work starts."""
+
+
+class RunFailedError(RuntimeError):
+    """The run finished and wrote its results, but part of it failed entirely (a model whose every
+    episode ended in an infrastructure error): reported as one line with a non-zero exit."""

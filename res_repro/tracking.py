@@ -28,6 +28,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 from res_repro.config import multirun_dir
+from res_repro.storage import quarantine, sqlite_damage
 
 if TYPE_CHECKING:  # records are only passed through to res_repro.traces
     from res_repro.evaluation.episode import EpisodeRecord
@@ -174,16 +175,21 @@ def _ensure_experiment(name: str, artifact_root: str | None) -> str:
 
 def _use_experiment(uri: str, experiment: str, artifact_root: str | None) -> str:
     """Point MLflow at ``uri`` and make ``experiment`` active, creating it under a file lock; mark its
-    stale runs FAILED (see :func:`fail_stale_runs`); return its id."""
+    stale runs FAILED (see :func:`fail_stale_runs`); return its id. A damaged SQLite database is moved
+    aside (one line names it; its runs stay in that file) and started afresh."""
     import mlflow
 
     for name in QUIET_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)
     mlflow.set_tracking_uri(uri)
     if uri.startswith("sqlite:///"):
-        lock_path = Path(uri.removeprefix("sqlite:///") + ".lock")
+        database = Path(uri.removeprefix("sqlite:///"))
+        lock_path = Path(f"{database}.lock")
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(str(lock_path)):
+            damage = sqlite_damage(database)
+            if damage is not None:
+                quarantine(database, damage)
             experiment_id = _ensure_experiment(experiment, artifact_root)
     else:
         experiment_id = _ensure_experiment(experiment, artifact_root)

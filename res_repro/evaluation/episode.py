@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -100,6 +100,18 @@ def read_episodes(path: Path) -> Iterator[EpisodeRecord]:
         for line in handle:
             if line.strip():
                 yield EpisodeRecord.from_dict(json.loads(line))
+
+
+def infrastructure_failures(records: Iterable[EpisodeRecord]) -> dict[str, int]:
+    """Agents whose every episode in ``records`` ended in an infrastructure failure, with how many."""
+    failed: dict[str, int] = {}
+    succeeded: set[str] = set()
+    for record in records:
+        if record.infrastructure_failure:
+            failed[record.agent] = failed.get(record.agent, 0) + 1
+        else:
+            succeeded.add(record.agent)
+    return {agent: count for agent, count in failed.items() if agent not in succeeded}
 
 
 @dataclass(frozen=True)

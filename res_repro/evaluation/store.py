@@ -1,7 +1,9 @@
 """A content-addressed store of episode records: a finished episode is never run twice.
 
 Each record is one JSON file named by its episode id, written atomically (temporary file, fsync,
-rename), so a crash at any point leaves either the whole record or none of it.
+rename), so a crash at any point leaves either the whole record or none of it. A record damaged anyway
+(emptied, truncated, edited into something else) is moved aside with one line naming it, and its
+episode runs again; every other record stays.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.evaluation.episode import EpisodeRecord
-from res_repro.storage import write_json_atomic
+from res_repro.storage import read_json_record, write_json_atomic
 
 
 def episode_key(**parts: Any) -> str:
@@ -36,8 +38,8 @@ class EpisodeStore:
         path = self._path(episode_id)
         if not path.is_file():
             return None
-        record = EpisodeRecord.from_dict(json.loads(path.read_text(encoding="utf-8")))
-        return None if record.infrastructure_failure else record
+        record = read_json_record(path, EpisodeRecord.from_dict)
+        return None if record is None or record.infrastructure_failure else record
 
     def put(self, record: EpisodeRecord) -> None:
         """Store ``record`` atomically."""

@@ -28,6 +28,7 @@ from typing import Any
 from omegaconf import DictConfig
 
 from res_repro.config import multirun_dir
+from res_repro.config_checks import check_config
 from res_repro.errors import UserInputError
 
 PIPELINES: dict[str, str] = {
@@ -82,11 +83,13 @@ def run_pipeline(cfg: DictConfig) -> object:
     """Run the pipeline named by ``cfg.task_name``: print the protocol and this run's departures from the
     paper's (once per multirun when its jobs share them), and serve any simulated model while it runs,
     inside the job's MLflow run (RUNNING from the start, FINISHED or FAILED at the end). With
-    ``dry_run``, print the projected model usage and cost instead, running nothing."""
+    ``dry_run``, print the projected model usage and cost instead, running nothing. A config value out
+    of its range stops it before any work."""
     from res_repro.pipelines.protocol import protocol_text
     from res_repro.pipelines.reporting import job_run
     from res_repro.pipelines.simulated import simulated_models
 
+    check_config(cfg)
     function = pipeline_function(cfg.task_name)
     announce_once(protocol_text(cfg))
     if cfg.dry_run:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from omegaconf import DictConfig, OmegaConf
 
-from res_repro.evaluation.episode import EpisodeRecord, read_episodes
+from res_repro.errors import RunFailedError
+from res_repro.evaluation.episode import EpisodeRecord, infrastructure_failures, read_episodes
 from res_repro.pipelines.protocol import protocol_tags
 from res_repro.reporting.tables import Table
 from res_repro.storage import write_jsonl
@@ -95,3 +96,26 @@ def publish(
         + (f"; the table and figures also to {cfg.paths.results_dir}" if cfg.save_results else "")
     )
     return artifacts
+
+
+def _first_line(text: str | None, limit: int = 160) -> str:
+    """The first line of an error message, cut to ``limit`` characters."""
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else "no message"
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def raise_for_failed_agents(records: Sequence[EpisodeRecord]) -> None:
+    """After a run has published its results: end it with one line and a non-zero exit when an agent's
+    every episode ended in an infrastructure error, naming it and its first error (its rows say so)."""
+    failed = infrastructure_failures(records)
+    if not failed:
+        return
+    first: dict[str, str] = {}
+    for record in records:
+        first.setdefault(record.agent, f"{record.stop_reason}: {_first_line(record.error)}")
+    raise RunFailedError(
+        "; ".join(
+            f"{agent}: all {n} episodes ended in infrastructure errors ({first[agent]})"
+            for agent, n in failed.items()
+        )
+    )

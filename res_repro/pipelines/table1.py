@@ -33,7 +33,7 @@ from res_repro.pipelines.lineages import (
     write_manifests,
 )
 from res_repro.pipelines.paper import paper_rows
-from res_repro.pipelines.reporting import publish, write_episodes
+from res_repro.pipelines.reporting import publish, raise_for_failed_agents, write_episodes
 from res_repro.reporting.tables import Table
 
 ORIGINAL, RES = "original", "+RES"
@@ -67,12 +67,15 @@ def build_table1(
     settings: MetricSettings,
     target: str | None = None,
     target_stops: int = 0,
+    failures: Mapping[tuple[str, str], int] | None = None,
 ) -> tuple[Table, dict[str, float]]:
     """Rows per (agent, condition) with intervals and paired p-values, then the paper's rows.
 
     ``target`` is the scaling target's agent key when it is also evaluated, and ``target_stops`` the
     number of lineages that ended because it fulfilled their newest node in none of its attempts: its
-    rows come last, marked as the scaling target, its +RES row "by construction"."""
+    rows come last, marked as the scaling target, its +RES row "by construction". ``failures`` counts the
+    infrastructure errors per (agent, condition): a condition with no episode to report keeps its row,
+    marked "failed: N infrastructure errors", beside the paper's figure."""
     metrics, prefix = metrics_for(benchmark)
     columns = ["agent", "agent kind", "environment", "n"]
     for metric in metrics:
@@ -91,7 +94,14 @@ def build_table1(
             kind = f"{kind}, {TARGET_KIND}"
         for condition in (ORIGINAL, RES):
             mine = records.get((key, condition))
+            reported = paper.get((name, "original" if condition == ORIGINAL else "res"), {})
             if not mine:
+                errors = (failures or {}).get((key, condition), 0)
+                if errors:
+                    why = f"failed: {errors} infrastructure errors"
+                    table.add_row(
+                        *_unreported_row([name, kind, condition, 0], metrics, prefix, reported, why)
+                    )
                 continue
             selected = key == target and condition == RES
             marker = BY_CONSTRUCTION if selected else None if agent.seeded else DETERMINISTIC
@@ -102,7 +112,6 @@ def build_table1(
                 base = records.get((key, ORIGINAL))
                 compared = condition == RES and bool(base)
                 p = metric.paired(base, mine, settings) if compared else None
-                reported = paper.get((name, "original" if condition == ORIGINAL else "res"), {})
                 cells += [pct(estimate.value), interval_text(estimate), _p_cell(p, marker, settings)]
                 if metric.permutation is not None:
                     perm = metric.permutation(base, mine, settings) if compared else None
@@ -116,14 +125,25 @@ def build_table1(
     for (model, env), row in paper.items():
         if model in run_models or not prefix:
             continue
-        cells = [model, "model", ORIGINAL if env == "original" else RES, ""]
-        for metric in metrics:
-            cells += ["not run", "", ""] + ([""] if metric.permutation is not None else [])
-            cells.append(row.get(f"{prefix}_{metric.paper_suffix}", ""))
-        table.add_row(*cells)
+        table.add_row(
+            *_unreported_row(
+                [model, "model", ORIGINAL if env == "original" else RES, ""], metrics, prefix, row, "not run"
+            )
+        )
     simulated = [key for key in agents if _display(agents[key], models)[1] == "simulated"]
     table.notes = table1_notes(agents, metrics, settings, target, target_stops, simulated)
     return table, logged
+
+
+def _unreported_row(
+    head: list[object], metrics: Sequence[Metric], prefix: str, reported: Mapping[str, object], why: str
+) -> list[object]:
+    """A row with no estimate of ours: ``why`` in each metric's column, the paper's figure beside it."""
+    cells = list(head)
+    for metric in metrics:
+        cells += [why, "", ""] + ([""] if metric.permutation is not None else [])
+        cells.append(reported.get(f"{prefix}_{metric.paper_suffix}", "") if prefix else "")
+    return cells
 
 
 def table1_notes(
@@ -192,6 +212,17 @@ def paired_records(
     return records
 
 
+def condition_failures(
+    flat: Sequence[EpisodeRecord], agent_keys: Sequence[str], n_tasks: int
+) -> dict[tuple[str, str], int]:
+    """Infrastructure errors per (agent, condition), read in the order of :func:`paired_records`."""
+    counts: dict[tuple[str, str], int] = {}
+    for index, record in enumerate(flat):
+        key = (agent_keys[index // (2 * n_tasks)], ORIGINAL if index % (2 * n_tasks) < n_tasks else RES)
+        counts[key] = counts.get(key, 0) + record.infrastructure_failure
+    return counts
+
+
 def table1_requests(
     agent_keys: Sequence[str], conditions: Mapping[str, Sequence[Task]]
 ) -> list[EpisodeRequest]:
@@ -231,6 +262,7 @@ def run_table1(cfg: DictConfig) -> Table:
         settings=metric_settings(cfg),
         target=target,
         target_stops=sum(lineage.stop_reason == "target_failed" for lineage in lineages),
+        failures=condition_failures(flat, list(agents), len(tasks)),
     )
     metrics.update(report_usage(cfg, flat))
     depths = [lineage.last.manifest.depth for lineage in lineages]
@@ -238,4 +270,5 @@ def run_table1(cfg: DictConfig) -> Table:
     out = Path(cfg.paths.output_dir)
     extra = [write_episodes(flat, out / "episodes.jsonl"), write_manifests(lineages, out / "lineages.jsonl")]
     publish(cfg, table, "table1", metrics, extra=extra)
+    raise_for_failed_agents(flat)
     return table

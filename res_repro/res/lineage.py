@@ -2,8 +2,11 @@
 
 Layout: ``<root>/<seed task id>/<node id>/env/`` (the task directory, loadable like any other) and
 ``manifest.json`` beside it (parent, depth, the operators applied here and since E0, the dependency
-graph, check results, proposer cost, target outcomes, and the content hash of ``env/``). The manifest is
-written last, atomically, so a node without one is unfinished and is rebuilt. Candidates that failed a
+graph, check results, proposer cost, target outcomes, the content hash of ``env/``, and a hash of the
+node's identity: id, parent, depth, changes, graph, content hash). The manifest is written last,
+atomically, so a node without one is unfinished and is rebuilt; a node whose manifest is damaged
+(truncated, emptied) is moved aside as ``<node id>.corrupt-<timestamp>`` and rebuilt, and one edited by
+hand (its env/ or its identity) is refused with one line. Candidates that failed a
 check are kept as records under ``<root>/<seed task id>/.rejected/`` (their change, every check
 result). Node ids are hashes of the parent id and the change, so rerunning the same configuration finds
 and reuses finished nodes.
@@ -25,12 +28,17 @@ from res_repro.env.task import Task, hash_tree
 from res_repro.evaluation.episode import LineagePlace
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.operators.base import Application
-from res_repro.storage import write_json_atomic
+from res_repro.storage import CORRUPT, quarantine, read_json_record, write_json_atomic
 
 MANIFEST = "manifest.json"
 ENV_DIR = "env"
 GROWN = ".grown"  # growth key -> accepted child id, so reruns skip re-proposing
 REJECTED = ".rejected"  # rejected candidates: their change and check results
+IDENTITY_HASH = "identity_hash"
+IDENTITY = (
+    "node_id", "seed_task_id", "kind", "parent_id", "depth", "applications", "history", "graph",
+    "content_hash", "context",
+)  # fmt: skip
 
 
 @dataclass
@@ -52,16 +60,18 @@ class Manifest:
     context: dict[str, Any] = field(default_factory=dict)  # what the format needs to load env/ (a checkout)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable dict."""
+        """A JSON-serialisable dict, with the hash of what identifies the node (:func:`identity_hash`)."""
         data = asdict(self)
         data["applications"] = [a.to_dict() for a in self.applications]
         data["history"] = [a.to_dict() for a in self.history]
         data["graph"] = self.graph.to_dict()
+        data[IDENTITY_HASH] = identity_hash(data)
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Manifest:
         """Rebuild a manifest written by :meth:`to_dict`."""
+        data = {key: value for key, value in data.items() if key != IDENTITY_HASH}
         return cls(
             **{
                 **data,
@@ -70,6 +80,13 @@ class Manifest:
                 "graph": DependencyGraph.from_dict(data["graph"]),
             }
         )
+
+
+def identity_hash(data: dict[str, Any]) -> str:
+    """The hash of a manifest's fields that identify the node and place it in its lineage (everything but
+    the records a rerun may add: checks, proposer cost, target outcomes)."""
+    blob = json.dumps({key: data[key] for key in IDENTITY}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -116,7 +133,21 @@ class LineageStore:
         manifest_path = path / MANIFEST
         if not manifest_path.is_file():
             return None
-        manifest = Manifest.from_dict(json.loads(manifest_path.read_text(encoding="utf-8")))
+        read = read_json_record(
+            manifest_path, lambda data: (data, Manifest.from_dict(data)), quarantined=path
+        )
+        if read is None:
+            return None
+        data, manifest = read
+        if IDENTITY_HASH not in data:  # written before manifests carried it: rebuilt, as a damaged one
+            quarantine(path, f"{MANIFEST} has no {IDENTITY_HASH} (written by an older version)")
+            return None
+        if data[IDENTITY_HASH] != identity_hash(data):
+            raise TaskFormatError(
+                manifest_path,
+                IDENTITY_HASH,
+                "does not match the node's id, parent, depth and changes: the manifest was edited by hand",
+            )
         actual = hash_tree(path / ENV_DIR)
         if actual != manifest.content_hash:
             raise TaskFormatError(
@@ -162,9 +193,8 @@ class LineageStore:
     def recall_child(self, seed_task_id: str, key: str) -> Node | None:
         """The node accepted earlier under ``key`` (verified like any load); None when not recorded."""
         path = self.root / seed_task_id / GROWN / f"{key}.json"
-        if not path.is_file():
-            return None
-        return self.load(seed_task_id, json.loads(path.read_text(encoding="utf-8"))["node_id"])
+        nid = read_json_record(path, lambda data: str(data["node_id"])) if path.is_file() else None
+        return None if nid is None else self.load(seed_task_id, nid)
 
     def record_rejection(self, seed_task_id: str, rejection: dict[str, Any]) -> None:
         """Keep a rejected candidate (parent, depth, revision, change, check results), named by its content
@@ -188,7 +218,11 @@ class LineageStore:
         """Every finished node of a seed task, by depth."""
         folder = self.root / seed_task_id
         found = (
-            [self.load(seed_task_id, p.name) for p in folder.iterdir() if (p / MANIFEST).is_file()]
+            [
+                self.load(seed_task_id, p.name)
+                for p in folder.iterdir()
+                if (p / MANIFEST).is_file() and CORRUPT not in p.name
+            ]
             if folder.is_dir()
             else []
         )

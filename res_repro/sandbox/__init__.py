@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from res_repro.errors import UserInputError
@@ -44,7 +44,9 @@ class SandboxBackend:
 
 
 def backend_from_config(config: Mapping[str, Any]) -> SandboxBackend:
-    """The backend and limits of a ``sandbox`` config group (see ``conf/sandbox``)."""
+    """The backend and limits of a ``sandbox`` config group (see ``conf/sandbox``); an unknown backend
+    fails here, before any sandbox is wanted."""
+    sandbox_class(str(config["backend"]))
     return SandboxBackend(
         name=str(config["backend"]),
         limits=SandboxLimits(
@@ -81,13 +83,17 @@ def make_sandbox(backend: str | SandboxBackend, spec: SandboxSpec) -> Sandbox:
     """
     if isinstance(backend, SandboxBackend):
         spec = dataclasses.replace(spec, limits=backend.limits)
-    name = backend_name(backend)
+    return sandbox_class(backend_name(backend))(spec)
+
+
+def sandbox_class(name: str) -> Callable[[SandboxSpec], Sandbox]:
+    """The sandbox class of the backend called ``name``; an unknown name is bad input."""
     try:
-        factory = SANDBOX_BACKENDS[name]
+        return SANDBOX_BACKENDS[name]
     except KeyError:
         known = ", ".join(sorted(SANDBOX_BACKENDS))
-        raise UserInputError(f"unknown sandbox backend {name!r}; known backends: {known}") from None
-    return factory(spec)
+        where = "sandbox.backend, or check --sandbox"
+        raise UserInputError(f"unknown sandbox backend {name!r} ({where}); known backends: {known}") from None
 
 
 __all__ = [
@@ -112,4 +118,5 @@ __all__ = [
     "backend_from_config",
     "backend_name",
     "make_sandbox",
+    "sandbox_class",
 ]

@@ -19,6 +19,7 @@ import yaml
 
 from res_repro.errors import UserInputError
 from res_repro.res.lineage import ENV_DIR, MANIFEST, LineageStore
+from res_repro.storage import CORRUPT
 
 RUN_FILES = ("episodes.jsonl", "lineages.jsonl")
 LINEAGES, EPISODES = "lineages", "episodes"
@@ -55,6 +56,8 @@ class ViewSource:
         assert self.lineage_root is not None
         found = []
         for path in sorted((self.lineage_root / seed).glob(f"*/{MANIFEST}")):
+            if CORRUPT in path.parent.name:  # a damaged node moved aside by the store
+                continue
             manifest = json.loads(path.read_text(encoding="utf-8"))
             if self.node_ids is None or manifest["node_id"] in self.node_ids:
                 found.append(manifest)

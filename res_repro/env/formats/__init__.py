@@ -20,6 +20,7 @@ from res_repro.env.formats.claw_eval_live import CLAW_EVAL_LIVE
 from res_repro.env.formats.harbor import HARBOR
 from res_repro.env.formats.tool_api import TOOL_API
 from res_repro.env.task import Task
+from res_repro.env.task_code import compile_task_file
 from res_repro.sandbox import Backend
 
 # Every format recognises only its own directories, so the order of detection does not matter.
@@ -88,6 +89,17 @@ def task_dirs(path: Path | str) -> list[Path]:
     return children
 
 
+def compile_task_code(task: Task) -> Task:
+    """``task`` once its Python graders and reference programs compile (nothing is run); else the
+    :class:`TaskFormatError` of the first that does not, naming the file and the line."""
+    task_format = format_of(task)
+    plans = [task.path / plan for plan in task_format.original_plans]
+    for path in [*task_format.objective_files(task), *plans]:
+        if path.suffix == ".py" and path.is_file():
+            compile_task_file(path)
+    return task
+
+
 def scan_path(
     path: Path | str, benchmark: str = "local", context: Mapping[str, Any] | None = None
 ) -> list[Task | TaskFormatError]:
@@ -96,7 +108,7 @@ def scan_path(
     found: list[Task | TaskFormatError] = []
     for directory in task_dirs(path):
         try:
-            found.append(load_task_dir(directory, benchmark, context=context))
+            found.append(compile_task_code(load_task_dir(directory, benchmark, context=context)))
         except TaskFormatError as exc:
             found.append(exc)
     return found
@@ -104,8 +116,9 @@ def scan_path(
 
 def load_path(path: Path | str, benchmark: str = "local") -> list[Task]:
     """Load a task directory, or every task directory directly inside a folder, sorted by name; the first
-    malformed one raises its :class:`TaskFormatError`."""
-    return [load_task_dir(directory, benchmark) for directory in task_dirs(path)]
+    malformed one (a grader or reference that does not compile included) raises its
+    :class:`TaskFormatError`."""
+    return [compile_task_code(load_task_dir(directory, benchmark)) for directory in task_dirs(path)]
 
 
 def _expected() -> str:

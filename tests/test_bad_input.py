@@ -1,0 +1,229 @@
+"""Bad input, kind by kind: each ends with one ``error:`` line (or argparse's one usage error) naming what
+is wrong, a non-zero exit and no traceback, before any work starts.
+
+Every case runs the real command line (``res_repro.cli.main``) in this process, so the table stays quick.
+``{tmp}`` in an argument is the case's own folder; ``{good}`` a well-formed tool-API task; ``{bad-*}``
+the malformed task files written by :func:`_malformed`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hydra.core.global_hydra import GlobalHydra
+from task_factory import make_task
+from tool_factory import make_tool_task
+
+from res_repro import cli
+
+USAGE = 2  # argparse's exit status for a bad argument, and ours for bad input
+
+
+@dataclass(frozen=True)
+class Case:
+    """One kind of bad input: the arguments, what its one line must say, and the exit status."""
+
+    kind: str
+    argv: tuple[str, ...]
+    says: str  # a regular expression the error line matches
+    status: int = USAGE
+
+
+RUN = ("show_progress=false", "tracking=none")  # a pipeline run; paths.root_dir is added per case
+
+CASES = [
+    # config values out of range
+    Case("negative benchmark limit", ("benchmark.limit=-3",), r"benchmark\.limit=-3: expected a number >= 0"),
+    Case("zero workers", ("workers=0",), r"workers=0: expected a number >= 1"),
+    Case("negative seed", ("seed=-1",), r"seed=-1: expected a number >= 0"),
+    Case(
+        "threshold above 1",
+        ("metrics.threshold=1.7",),
+        r"metrics\.threshold=1\.7: expected a number in \[0, 1\]",
+    ),
+    Case("negative TCR fraction", ("metrics.tcr_fraction=-0.1",), r"metrics\.tcr_fraction=-0\.1"),
+    Case(
+        "confidence of 1",
+        ("metrics.confidence=1.0",),
+        r"metrics\.confidence=1\.0: expected a number in \(0, 1\)",
+    ),
+    Case("no bootstrap resamples", ("metrics.n_bootstrap=0",), r"metrics\.n_bootstrap=0"),
+    Case("success threshold above 1", ("protocol.success_threshold=2",), r"protocol\.success_threshold=2"),
+    Case("negative depth cap", ("scaling.depth_cap=-1",), r"scaling\.depth_cap=-1: expected a number >= 0"),
+    Case("negative revisions", ("scaling.max_revisions=-1",), r"scaling\.max_revisions=-1"),
+    Case(
+        "zero target attempts",
+        ("scaling.target_attempts=0",),
+        r"scaling\.target_attempts=0: expected a number >= 1",
+    ),
+    Case("zero target turns", ("scaling.target_max_turns=0",), r"scaling\.target_max_turns=0"),
+    Case("zero operators per child", ("scaling.proposer.operators_per_child=0",), r"operators_per_child=0"),
+    Case(
+        "reversed admission band",
+        ("scaling.admission.band=[0.9,0.1]",),
+        r"scaling\.admission\.band=\[0\.9, 0\.1\]",
+    ),
+    Case("zero agent turns", ("agent_loop.max_turns=0",), r"agent_loop\.max_turns=0"),
+    Case("negative time limit", ("agent_loop.time_limit_s=-5",), r"agent_loop\.time_limit_s=-5"),
+    Case("zero request attempts", ("agent_loop.retry.max_attempts=0",), r"agent_loop\.retry\.max_attempts=0"),
+    Case("jitter above 1", ("agent_loop.retry.jitter=2",), r"agent_loop\.retry\.jitter=2"),
+    Case("negative infra retries", ("sandbox.max_infra_retries=-1",), r"sandbox\.max_infra_retries=-1"),
+    Case("zero workspace", ("sandbox.workspace_mb=0",), r"sandbox\.workspace_mb=0"),
+    Case("zero process limit", ("sandbox.pids_limit=0",), r"sandbox\.pids_limit=0"),
+    Case(
+        "sweep threshold above 1",
+        ("sweep.thresholds=[0.5,1.5]",),
+        r"sweep\.thresholds=\[0\.5, 1\.5\]: expected each",
+    ),
+    Case(
+        "negative model price",
+        ("models=paper", "models.gpt_5_6_sol.input_price_per_mtok=-1"),
+        r"input_price_per_mtok=-1",
+    ),
+    Case(
+        "zero model timeout",
+        ("models=paper", "models.gpt_5_6_sol.timeout_s=0"),
+        r"models\.gpt_5_6_sol\.timeout_s=0",
+    ),
+    Case("zero Ray CPUs", ("executor=ray", "executor.num_cpus=0"), r"executor\.num_cpus=0"),
+    Case("negative learning rate", ("sft.train.learning_rate=-1",), r"sft\.train\.learning_rate=-1"),
+    # types, names, structure
+    Case("count that is not a number", ("workers=abc",), r"workers.*abc"),
+    Case("unknown key", ("nosuchkey=1",), r"nosuchkey"),
+    Case("unknown nested key", ("metrics.nosuch=1",), r"nosuch"),
+    Case("unknown group option", ("benchmark=nosuch",), r"benchmark.*nosuch"),
+    Case(
+        "internal schema as a choice",
+        ("benchmark=base_agentce",),
+        r"base_agentce is an internal schema entry",
+    ),
+    Case("malformed override", ("workers=[1,",), r"workers=\[1,"),
+    Case("unknown pipeline", ("task_name=nosuch",), r"task_name: unknown pipeline 'nosuch'"),
+    Case("unknown agent", ("agents=[nosuch]",), r"agents: unknown agent 'nosuch'"),
+    Case("unknown operator", ("scaling.library=[nosuch]",), r"nosuch"),
+    Case(
+        "unknown sandbox backend",
+        ("sandbox.backend=nosuch",),
+        r"unknown sandbox backend 'nosuch' \(sandbox\.backend",
+    ),
+    Case("unknown stopping rule", ("scaling.stop_on=nosuch",), r"stop_on.*nosuch"),
+    Case("unknown proposer kind", ("scaling.proposer.kind=nosuch",), r"proposer.*nosuch"),
+    Case("missing API key", ("models=api", "agents=[gpt_5_6_sol]"), r"OPENAI_API_KEY"),
+    Case("missing dataset folder", ("benchmark=harbor_dataset", "benchmark.path={tmp}/nowhere"), r"nowhere"),
+    Case("dataset path left unset", ("benchmark=harbor_dataset",), r"benchmark\.path"),
+    Case(
+        "missing benchmark checkout",
+        ("benchmark=claw_eval_live", "benchmark.checkout={tmp}/nowhere"),
+        r"nowhere",
+    ),
+    # subcommands
+    Case("check of a missing folder", ("check", "{tmp}/nowhere"), r"nowhere"),
+    Case("validate of a missing folder", ("validate", "{tmp}/nowhere"), r"nowhere"),
+    Case("check with zero workers", ("check", "{good}", "--workers", "0"), r"--workers"),
+    Case(
+        "check with an unknown sandbox",
+        ("check", "{good}", "--sandbox", "nosuch"),
+        r"unknown sandbox backend 'nosuch'.*check --sandbox",
+    ),
+    Case(
+        "unknown subcommand option", ("validate", "{good}", "--nosuch"), r"unrecognized arguments: --nosuch"
+    ),
+    Case("view on a port that is not a number", ("view", "--port", "abc"), r"--port.*abc"),
+    Case(
+        "export-sft of a missing file", ("export-sft", "{tmp}/none.jsonl", "{tmp}/out.jsonl"), r"none\.jsonl"
+    ),
+    Case("export-harbor of a missing source", ("export-harbor", "{tmp}/nowhere", "{tmp}/out"), r"nowhere"),
+    # malformed task files (validate reports each on its own line and exits 1)
+    Case("grader with a syntax error", ("validate", "{bad-grader}"), r"grader\.py", 1),
+    Case("reference with a syntax error", ("validate", "{bad-solve}"), r"solve\.py", 1),
+    Case("task.yaml that is not YAML", ("validate", "{bad-yaml}"), r"task\.yaml", 1),
+    Case("task.yaml missing a field", ("validate", "{bad-field}"), r"task\.yaml", 1),
+    Case("task.toml that is not TOML", ("validate", "{bad-toml}"), r"task\.toml", 1),
+    Case("folder with no task", ("validate", "{bad-empty}"), r"bad-empty: holds no task directory"),
+    Case(
+        "malformed task in a run",
+        ("benchmark=harbor_dataset", "benchmark.path={bad-grader-dir}"),
+        r"grader\.py",
+    ),
+]
+
+
+def _malformed(root: Path) -> dict[str, str]:
+    """Write one well-formed task and the malformed ones; their placeholders in the case arguments."""
+    good = make_tool_task(root / "good")
+    places = {"good": str(good)}
+    for name, edit in {
+        "bad-grader": lambda t: (t / "grader.py").write_text(
+            "def grade(answer, audit, state)\n    return []\n"
+        ),
+        "bad-solve": lambda t: (t / "solution" / "solve.py").write_text("def solve(call):\n  return (\n"),
+        "bad-yaml": lambda t: (t / "task.yaml").write_text("task_id: [unclosed\n"),
+        "bad-field": lambda t: (t / "task.yaml").write_text("task_id: x\n"),
+    }.items():
+        task = make_tool_task(root / name)
+        edit(task)
+        places[name] = str(task)
+    places["bad-grader-dir"] = str(root / "bad-grader")
+    places["bad-toml"] = str(make_task(root / "toml", toml="[task\nname = 1\n"))
+    (root / "bad-empty").mkdir()
+    places["bad-empty"] = str(root / "bad-empty")
+    return places
+
+
+def _argv(case: Case, tmp: Path, places: dict[str, str]) -> list[str]:
+    """The case's arguments with its placeholders filled in; a run also gets its own root folder."""
+    args = []
+    for arg in case.argv:
+        for name, value in sorted(places.items(), key=lambda item: -len(item[0])):
+            arg = arg.replace(f"{{{name}}}", value)
+        args.append(arg.replace("{tmp}", str(tmp)))
+    if args[0] in cli.SUBCOMMANDS:
+        return args
+    return [*args, f"paths.root_dir={tmp}", *RUN]
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run the command line in this process: its exit status, stdout and stderr."""
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE)}
+    saved = sys.argv
+    sys.argv = ["res-repro", *argv]
+    status = 0
+    try:
+        cli.main()
+    except SystemExit as exc:
+        status = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        sys.argv = saved
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        GlobalHydra.instance().clear()
+        for handler in logging.root.handlers[:]:  # Hydra's, writing to this case's captured streams
+            logging.root.removeHandler(handler)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.kind for case in CASES])
+def test_bad_input_gives_one_line_and_a_non_zero_exit(
+    case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    places = _malformed(tmp_path / "tasks")
+    status, out, err = _run(_argv(case, tmp_path, places), capsys)
+    assert "Traceback" not in out + err, err
+    assert status == case.status, out + err
+    if case.status == 1:  # validate: one UNREADABLE line for the bad task, then the count
+        lines = [line for line in out.splitlines() if line.startswith("UNREADABLE")]
+    else:
+        lines = [line for line in err.splitlines() if line.strip()]
+        lines = lines[-1:] if lines and lines[0].startswith("usage:") else lines  # argparse: usage, error
+    assert len(lines) == 1, out + err
+    assert re.search(case.says, lines[0]), lines[0]
+    assert not any((tmp_path / ".cache" / store).exists() for store in ("episodes", "lineages"))  # no work
