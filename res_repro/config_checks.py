@@ -40,6 +40,7 @@ from res_repro.config import (
     SFTTrainConfig,
     SweepConfig,
     TinyModelConfig,
+    TrackingConfig,
     compose_config,
 )
 from res_repro.errors import UserInputError
@@ -119,6 +120,7 @@ RANGES: dict[type, dict[str, Bound]] = {
         "jitter": UNIT,
     },
     AgentLoopConfig: {"max_turns": COUNT, "time_limit_s": POSITIVE, "max_tool_output_chars": COUNT},
+    TrackingConfig: {"traces": NON_NEGATIVE},
     ProposerConfig: {
         "operators_per_child": COUNT,
         "context_chars": COUNT,
