@@ -10,7 +10,7 @@ import pytest
 from hydra_config import scaling_settings
 from tool_factory import make_tool_task
 
-from res_repro import cli
+from res_repro import subcommands
 from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord
@@ -174,6 +174,6 @@ def test_stores_are_views_too_and_anything_else_is_one_line(tmp_path):
     with pytest.raises(UserInputError, match="neither a run folder"):
         resolve_source(tmp_path / "seed")
     with pytest.raises(UserInputError, match="not a folder"):
-        cli._view([str(tmp_path / "missing"), "--bundle", str(tmp_path / "out")])
-    assert cli._view([str(run), "--bundle", str(tmp_path / "out")]) == 0
+        subcommands._view([str(tmp_path / "missing"), "--bundle", str(tmp_path / "out")])
+    assert subcommands._view([str(run), "--bundle", str(tmp_path / "out")]) == 0
     assert json.loads((run / "episodes.jsonl").read_text().splitlines()[0])["depth"] == 0
