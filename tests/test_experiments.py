@@ -83,7 +83,7 @@ def test_removing_dependencies_never_lowers_the_targets_pass_rate(runs):
     _, tables, _ = runs
     table = tables["table3a"]
     assert len(table.rows) == 2 * AGENTS
-    target = {r["variant"]: r for r in _rows(table, "agent", "explorer-standard (scripted)")}
+    target = {r["variant"]: r for r in _rows(table, "agent", "explorer-standard (scripted, scaling target)")}
     assert float(target["w/o dependencies"]["Pass@1 (%)"]) >= float(target["Saved RES"]["Pass@1 (%)"])
     assert target["w/o dependencies"]["paper Pass@1"] == "100.00"
     assert "scripted" in table.notes[0]
@@ -114,7 +114,7 @@ def test_depth_caps_cover_the_scaled_depths_and_deepen(runs):
     _, tables, _ = runs
     table = tables["table3c"]
     assert len(table.rows) == 3 * AGENTS  # caps 0, 1, 2 under scaling.depth_cap=2
-    rows = _rows(table, "agent", "explorer-standard (scripted)")
+    rows = _rows(table, "agent", "explorer-standard (scripted, scaling target)")
     assert [r["depth cap"] for r in rows] == ["0", "1", "2"]
     depths = [float(r["mean depth"]) for r in rows]
     assert depths[0] == 0 and depths == sorted(depths)
