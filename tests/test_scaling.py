@@ -8,11 +8,12 @@ attempts are scripted per depth, so every stop is decided by the test, not by an
 from __future__ import annotations
 
 import json
+import logging
 import random
 from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hydra_config import scaling_settings
@@ -25,20 +26,21 @@ from res_repro.env.task import Task
 from res_repro.res import scaling
 from res_repro.res.admission import Admission, AdmissionSettings
 from res_repro.res.checks import CheckResult, run_checks
-from res_repro.res.graph import DependencyGraph
+from res_repro.res.graph import OBSERVATION, DependencyGraph, Edge
 from res_repro.res.lineage import LineageStore
-from res_repro.res.operators import OPERATORS
+from res_repro.res.operators import OPERATORS, Family, Operator
 from res_repro.res.proposer import Proposal, ProposalContext, Proposer, ProposerCost
 from res_repro.res.scaling import AdmissionGate, Scaler
 
 EMPTY = Proposal((), problems=("not JSON",))  # an invalid LLM answer: spends a revision
 SILENT = Proposal(())  # an answer without applications and without a stated problem
+TWO_STEPS = "require_token+paginate"  # one child made of two operator applications
 BROKEN = Proposal((("paginate", {"tool": "no_such_tool", "page_size": 2}),), "broken")  # cannot apply
 
 
 class Scripted(Proposer):
-    """Plays its script, one entry per call: an operator name (its own seeded params), a fixed proposal,
-    or None. Records what it was shown at every call."""
+    """Plays its script, one entry per call: operator names joined by ``+`` (each with its own seeded
+    params), a fixed proposal, or None. Records what it was shown at every call."""
 
     def __init__(self, script: Sequence[str | Proposal | None], name: str = "scripted") -> None:
         self.script = list(script)
@@ -59,9 +61,12 @@ class Scripted(Proposer):
         self.seen[-1]["draw"] = draw
         entry = self.script.pop(0) if self.script else None
         if isinstance(entry, str):
-            params = OPERATORS[entry].propose(context.draft, context.graph, rng)
-            assert params is not None, entry
-            return Proposal(((entry, params),), f"scripted {entry}")
+            steps = []
+            for name in entry.split("+"):
+                params = OPERATORS[name].propose(context.draft, context.graph, rng)
+                assert params is not None, name
+                steps.append((name, params))
+            return Proposal(tuple(steps), f"scripted {entry}")
         return entry
 
 
@@ -537,3 +542,79 @@ def test_the_gate_fingerprint_names_its_settings_and_solver():
     gate = AdmissionGate(AdmissionSettings(rollouts=6), NopAgent())
     assert gate.fingerprint() == {**AdmissionSettings(rollouts=6).to_dict(), "solver": {"name": "nop"}}
     assert json.dumps(gate.fingerprint())
+
+
+def test_a_proposal_of_several_steps_applies_each_on_the_graph_of_the_ones_before(tmp_path, seed_dir):
+    result = _scaler(tmp_path, Scripted([TWO_STEPS]), depth_cap=1).scale(load_tool_task(seed_dir))
+    assert result.stop_reason == "depth_cap"
+    applications = result.last.manifest.applications
+    assert [(a.operator, a.family) for a in applications] == [
+        (name, OPERATORS[name].family.value) for name in ("require_token", "paginate")
+    ]
+    nodes = set(result.last.manifest.graph.to_dict()["nodes"])
+    assert {"token:mail", "record:vault/secrets/cred-mail#token"} <= nodes
+
+
+class Probe(Operator):
+    """A test operator that records the graph it is applied on and adds one edge named by its param."""
+
+    name = "probe"
+    family = Family.RESOURCE_RELATIONS
+    kind = "tool"
+    description = "records the graph"
+    params_schema: ClassVar[dict[str, Any]] = {"type": "object"}
+    graphs: ClassVar[list[set[str]]] = []
+
+    def propose(self, draft: Any, graph: DependencyGraph, rng: random.Random) -> dict[str, Any] | None:
+        """Never proposed by itself."""
+        return None
+
+    def apply(self, draft: Any, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
+        """Record the graph's nodes; leave a mark in the fixtures."""
+        Probe.graphs.append(set(graph.nodes))
+        draft.fixtures["crm"][params["mark"]] = []
+        return [Edge(OBSERVATION, params["mark"])]
+
+    def applied(self, draft: Any, params: dict[str, Any]) -> str | None:
+        """Always there."""
+        return None
+
+
+def test_each_step_of_a_proposal_is_applied_on_the_graph_of_the_steps_before(tmp_path, seed_dir, monkeypatch):
+    monkeypatch.setitem(OPERATORS, "probe", Probe())
+    Probe.graphs = []
+    steps = Proposal(
+        (("probe", {"mark": "first"}), ("probe", {"mark": "second"}), ("probe", {"mark": "third"}))
+    )
+    result = _scaler(tmp_path, Scripted([steps]), depth_cap=1).scale(load_tool_task(seed_dir))
+    assert result.stop_reason == "depth_cap"
+    first, second, third = Probe.graphs
+    assert "first" not in first and "first" in second and {"first", "second"} <= third
+    assert {"first", "second", "third"} <= set(result.last.manifest.graph.nodes)
+
+
+def test_a_child_keeps_the_symlinks_of_its_parent(tmp_path):
+    seed = make_tool_task(tmp_path / "seed")
+    (seed / "notes.yaml").symlink_to("task.yaml")
+    result = _scaler(tmp_path, Scripted(["require_token"]), depth_cap=1).scale(load_tool_task(seed))
+    assert (result.last.env_dir / "notes.yaml").is_symlink()
+
+
+def test_every_failed_revision_is_logged(tmp_path, seed_dir, caplog):
+    caplog.set_level(logging.DEBUG, logger="res_repro.res.scaling")
+    _scaler(tmp_path, Scripted([EMPTY, BROKEN, None]), max_revisions=3).scale(load_tool_task(seed_dir))
+    lines = [record.getMessage() for record in caplog.records]
+    assert lines[0] == "renewal-mail depth 1 revision 0 empty: ['proposal: not JSON']"
+    assert (
+        lines[1].startswith("renewal-mail depth 1 revision 1 not applicable: ") and "no_such_tool" in lines[1]
+    )
+    assert lines[2] == "renewal-mail depth 1: no operator applies"
+
+
+def test_a_rejected_candidate_is_logged(tmp_path, seed_dir, monkeypatch, caplog):
+    caplog.set_level(logging.DEBUG, logger="res_repro.res.scaling")
+    monkeypatch.setattr(scaling, "run_checks", lambda *a, **k: [CheckResult("applied", False, "same")])
+    _scaler(tmp_path, Scripted(["require_token"]), max_revisions=0).scale(load_tool_task(seed_dir))
+    assert [r.getMessage() for r in caplog.records] == [
+        "renewal-mail depth 1 revision 0 rejected: ['applied: same']"
+    ]
