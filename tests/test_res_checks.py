@@ -252,8 +252,16 @@ def scripted_runs(monkeypatch):
             p.relative_to(reference).as_posix(): p.read_text() for p in reference.rglob("*") if p.is_file()
         }
         tree = {p.relative_to(task.path) for p in task.path.rglob("*")}
+        links = {p.relative_to(task.path) for p in task.path.rglob("*") if p.is_symlink()}
         state.calls.append(
-            {"agent": agent.name, "path": task.path, "reference": files, "tree": tree, **kwargs}
+            {
+                "agent": agent.name,
+                "path": task.path,
+                "reference": files,
+                "tree": tree,
+                "links": links,
+                **kwargs,
+            }
         )
         return state.outcomes.pop(0)
 
@@ -337,3 +345,23 @@ def test_a_changed_objective_is_named_in_the_verdict(tmp_path, scripted_runs):
     scripted_runs.outcomes = [_record(True, 1.0), _record(False, 0.0), _record(False, 0.0)]
     results = check_validity(parent, load_task_dir(child.path), backend="local")
     assert results[0] == CheckResult("objective_untouched", False, "the instruction or grader changed")
+
+
+def test_the_copy_for_the_parent_reference_keeps_symlinks(tmp_path, scripted_runs):
+    parent, child = _tool_pair(tmp_path)
+    (parent.path / "solution" / "notes.md").write_text("how\n")
+    (parent.path / "solution" / "link.md").symlink_to("notes.md")
+    (child.path / "fixtures" / "link.json").symlink_to("crm.json")
+    scripted_runs.outcomes = [_record(True, 1.0), _record(False, 0.0), _record(False, 0.0)]
+    check_validity(parent, child, backend="local")
+    assert scripted_runs.calls[2]["links"] == {Path("solution/link.md"), Path("fixtures/link.json")}
+
+
+def test_a_child_without_a_reference_folder_is_checked_with_the_parents(tmp_path, scripted_runs):
+    parent, child = _tool_pair(tmp_path)
+    shutil.rmtree(child.path / "solution")
+    scripted_runs.outcomes = [_record(False, 0.0), _record(False, 0.0), _record(False, 0.0)]
+    check_validity(parent, child, backend="local")
+    assert scripted_runs.calls[2]["reference"] == {
+        "solve.py": (parent.path / "solution" / "solve.py").read_text()
+    }

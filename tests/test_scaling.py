@@ -373,11 +373,16 @@ def test_a_candidate_that_fails_a_check_is_kept_and_its_reasons_fed_back(tmp_pat
 
 def test_a_budget_spent_on_rejected_candidates_gives_no_child(tmp_path, seed_dir, monkeypatch):
     monkeypatch.setattr(scaling, "run_checks", lambda *a, **k: [CheckResult("applied", False, "same")])
-    proposer = Scripted(["require_token", "open_session", "paginate"])
-    scaler = _scaler(tmp_path, proposer, max_revisions=1)
+    proposer = Scripted(["require_token", "open_session", "paginate", "alias_ids"])
+    scaler = _scaler(tmp_path, proposer, max_revisions=2)
     result = scaler.scale(task := load_tool_task(seed_dir))
-    assert (result.stop_reason, len(proposer.seen)) == ("no_valid_child", 2)
-    assert [r["revision"] for r in scaler.store.rejections(task.task_id)] == [0, 1]
+    assert (result.stop_reason, len(proposer.seen)) == ("no_valid_child", 3)
+    assert [seen["tried"] for seen in proposer.seen] == [
+        [],
+        ["require_token"],
+        ["require_token", "open_session"],
+    ]
+    assert [r["revision"] for r in scaler.store.rejections(task.task_id)] == [0, 1, 2]
     assert not list((tmp_path / "lineages" / task.task_id / ".staging").iterdir())  # scratch removed
 
 
@@ -598,6 +603,13 @@ def test_a_child_keeps_the_symlinks_of_its_parent(tmp_path):
     (seed / "notes.yaml").symlink_to("task.yaml")
     result = _scaler(tmp_path, Scripted(["require_token"]), depth_cap=1).scale(load_tool_task(seed))
     assert (result.last.env_dir / "notes.yaml").is_symlink()
+
+
+def test_every_inapplicable_operator_is_remembered_as_tried(tmp_path, seed_dir):
+    other = Proposal((("alias_ids", {"tool": "no_such_tool"}),), "broken too")
+    proposer = Scripted([BROKEN, other, "require_token"])
+    _scaler(tmp_path, proposer, max_revisions=2, depth_cap=1).scale(load_tool_task(seed_dir))
+    assert [seen["tried"] for seen in proposer.seen] == [[], ["paginate"], ["paginate", "alias_ids"]]
 
 
 def test_every_failed_revision_is_logged(tmp_path, seed_dir, caplog):
