@@ -7,6 +7,8 @@ attempts are scripted per depth, so every stop is decided by the test, not by an
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 import logging
 import random
@@ -21,13 +23,14 @@ from tool_factory import make_tool_task
 
 from res_repro.agents.base import Agent, Attempt
 from res_repro.agents.reference import NopAgent
+from res_repro.env.formats import format_of
 from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.env.task import Task
 from res_repro.res import scaling
 from res_repro.res.admission import Admission, AdmissionSettings
 from res_repro.res.checks import CheckResult, run_checks
 from res_repro.res.graph import OBSERVATION, DependencyGraph, Edge
-from res_repro.res.lineage import LineageStore
+from res_repro.res.lineage import LineageStore, node_id
 from res_repro.res.operators import OPERATORS, Family, Operator
 from res_repro.res.proposer import Proposal, ProposalContext, Proposer, ProposerCost
 from res_repro.res.scaling import AdmissionGate, Scaler
@@ -355,7 +358,9 @@ def test_a_candidate_that_fails_a_check_is_kept_and_its_reasons_fed_back(tmp_pat
     assert proposer.seen[1]["feedback"] == ["nop_fails: score 1.00, passed"]
     assert proposer.seen[1]["tried"] == ["require_token"]
     (rejection,) = scaler.store.rejections(task.task_id)
+    assert (rejection["parent_id"], rejection["depth"]) == (result.nodes[0].manifest.node_id, 1)
     assert (rejection["revision"], rejection["rationale"]) == (0, "scripted require_token")
+    assert [step["operator"] for step in rejection["steps"]] == ["require_token"]
     assert rejection["checks"] == [
         {"name": "applied", "passed": True, "detail": ""},
         {"name": "nop_fails", "passed": False, "detail": "score 1.00, passed"},
@@ -630,3 +635,55 @@ def test_a_rejected_candidate_is_logged(tmp_path, seed_dir, monkeypatch, caplog)
     assert [r.getMessage() for r in caplog.records] == [
         "renewal-mail depth 1 revision 0 rejected: ['applied: same']"
     ]
+
+
+def test_the_growth_key_is_the_hash_of_its_documented_fields(tmp_path, seed_dir):
+    scaler = _scaler(tmp_path, Scripted([]), seed=5, max_revisions=1)
+    root = scaling.root_node(load_tool_task(seed_dir), scaler.store)
+    blob = {
+        "parent": root.manifest.node_id,
+        "depth": 2,
+        "seed": 5,
+        "composition": True,
+        "max_revisions": 1,
+        "proposer": {"kind": "scripted"},
+    }
+    expected = hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()[:16]
+    assert scaler.growth_key(root, 2) == expected  # keys recorded by earlier runs stay valid
+    scaler.admission = AdmissionGate(AdmissionSettings(), NopAgent())
+    gated = {**blob, "admission": scaler.admission.fingerprint()}
+    assert (
+        scaler.growth_key(root, 2)
+        == hashlib.sha256(json.dumps(gated, sort_keys=True).encode()).hexdigest()[:16]
+    )
+
+
+def test_a_child_id_comes_from_its_parent_and_its_change(tmp_path, seed_dir):
+    result = _scaler(tmp_path, Scripted(["require_token", "open_session"])).scale(load_tool_task(seed_dir))
+    for parent, child in itertools.pairwise(result.nodes):
+        seed = f"{parent.manifest.content_hash}-{child.manifest.depth}"
+        assert child.manifest.node_id == node_id(parent.manifest.node_id, seed, child.manifest.applications)
+
+
+def test_the_same_change_at_another_depth_is_another_node(tmp_path, seed_dir):
+    twice = Proposal(
+        (("require_token", {"service": "mail", "tools": ["mail_send"], "token": "t", "record": "r"}),)
+    )
+    result = _scaler(tmp_path, Scripted([twice, twice]), inheritance=False).scale(load_tool_task(seed_dir))
+    assert [node.manifest.depth for node in result.nodes] == [0, 1, 2]
+    assert result.nodes[1].manifest.node_id != result.nodes[2].manifest.node_id
+
+
+def test_a_child_found_by_its_id_is_not_checked_again(tmp_path, seed_dir, checks):
+    task = load_tool_task(seed_dir)
+    _scaler(tmp_path, Scripted(["require_token"]), depth_cap=1).scale(task)
+    assert len(checks) == 1
+    _scaler(tmp_path, Scripted(["require_token"]), depth_cap=1, max_revisions=2).scale(task)
+    assert len(checks) == 1
+
+
+def test_a_child_keeps_the_load_context_of_its_lineage(tmp_path, seed_dir, monkeypatch):
+    task = load_tool_task(seed_dir)
+    monkeypatch.setattr(type(format_of(task)), "context", lambda self, task: {"checkout": "abc123"})
+    result = _scaler(tmp_path, Scripted(["require_token"]), depth_cap=1).scale(task)
+    assert [node.manifest.context for node in result.nodes] == [{"checkout": "abc123"}] * 2
