@@ -137,7 +137,13 @@ def seed_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_tool_task(tmp_path_factory.mktemp("seed") / "task")
 
 
-def _scaler(tmp_path: Path, proposer: Proposer, target: Agent | None = None, **settings: Any) -> Scaler:
+def _scaler(
+    tmp_path: Path,
+    proposer: Proposer,
+    target: Agent | None = None,
+    admission: AdmissionGate | None = None,
+    **settings: Any,
+) -> Scaler:
     defaults = {"depth_cap": 2, "max_revisions": 1, "target_attempts": 1, "seed": 5}
     return Scaler(
         settings=scaling_settings(**{**defaults, **settings}),
@@ -145,6 +151,7 @@ def _scaler(tmp_path: Path, proposer: Proposer, target: Agent | None = None, **s
         store=LineageStore(tmp_path / "lineages"),
         backend="local",
         target=target,
+        admission=admission,
     )
 
 
@@ -180,13 +187,14 @@ def test_a_target_that_fails_the_seed_task_stops_before_any_growth(tmp_path, see
     proposer = Scripted(["require_token"])
     result = _scaler(tmp_path, proposer, Target({0: [(False, False)]})).scale(load_tool_task(seed_dir))
     assert (result.stop_reason, len(result.nodes), proposer.seen) == ("target_failed", 1, [])
+    assert result.seed_task_id == "renewal-mail"
 
 
 def test_scaling_stops_at_the_first_node_the_target_does_not_fulfil(tmp_path, seed_dir, episodes):
     target = Target({2: [(False, False)]})
     proposer = Scripted(["require_token", "open_session", "paginate"])
     result = _scaler(tmp_path, proposer, target, depth_cap=3).scale(load_tool_task(seed_dir))
-    assert result.stop_reason == "target_failed"
+    assert (result.stop_reason, result.seed_task_id) == ("target_failed", "renewal-mail")
     assert [node.manifest.depth for node in result.nodes] == [0, 1, 2]
     assert [call["depth"] for call in episodes] == [0, 1, 2]
 
@@ -320,6 +328,7 @@ def test_none_from_the_proposer_ends_growth_with_revisions_left(tmp_path, seed_d
     proposer = Scripted([None, "require_token"])
     result = _scaler(tmp_path, proposer, max_revisions=3).scale(load_tool_task(seed_dir))
     assert (result.stop_reason, len(proposer.seen)) == ("no_valid_child", 1)
+    assert (result.seed_task_id, len(result.nodes)) == ("renewal-mail", 1)
 
 
 def test_an_inapplicable_proposal_is_rejected_and_the_next_revision_tried(tmp_path, seed_dir):
@@ -520,9 +529,9 @@ def test_the_admission_gate_judges_candidates_that_passed_the_checks(tmp_path, s
     monkeypatch.setattr(scaling, "admit", admit)
     task = load_tool_task(seed_dir)
     proposer = Scripted(["require_token", "open_session"])
-    scaler = _scaler(tmp_path, proposer, depth_cap=1, seed=4)
     settings = AdmissionSettings(band=(0.2, 0.8))
-    scaler.admission = AdmissionGate(settings, solver := NopAgent())
+    gate = AdmissionGate(settings, solver := NopAgent())
+    scaler = _scaler(tmp_path, proposer, admission=gate, depth_cap=1, seed=4)
     scaler.hold_out([task, SimpleNamespace(task_id="other", instruction="another task")])  # type: ignore[list-item]
     result = scaler.scale(task)
     assert [a.operator for a in result.last.manifest.applications] == ["open_session"]
@@ -684,6 +693,31 @@ def test_a_child_found_by_its_id_is_not_checked_again(tmp_path, seed_dir, checks
 
 def test_a_child_keeps_the_load_context_of_its_lineage(tmp_path, seed_dir, monkeypatch):
     task = load_tool_task(seed_dir)
-    monkeypatch.setattr(type(format_of(task)), "context", lambda self, task: {"checkout": "abc123"})
+    monkeypatch.setattr(type(format_of(task)), "context", lambda self, task: {"checkout": task.task_id})
     result = _scaler(tmp_path, Scripted(["require_token"]), depth_cap=1).scale(task)
-    assert [node.manifest.context for node in result.nodes] == [{"checkout": "abc123"}] * 2
+    assert [node.manifest.context for node in result.nodes] == [{"checkout": "renewal-mail"}] * 2
+
+
+def test_the_root_is_copied_once(tmp_path, seed_dir, monkeypatch):
+    task = load_tool_task(seed_dir)
+    fmt = type(format_of(task))
+    copies = []
+    real = fmt.copy
+    monkeypatch.setattr(fmt, "copy", lambda self, task, dest: copies.append(dest) or real(self, task, dest))
+    store = LineageStore(tmp_path / "lineages")
+    scaling.root_node(task, store)
+    scaling.root_node(task, store)
+    assert len(copies) == 1
+
+
+def test_a_root_that_cannot_be_copied_leaves_no_scratch_folder(tmp_path, seed_dir, monkeypatch):
+    task = load_tool_task(seed_dir)
+
+    def fail(self: Any, task: Task, dest: Path) -> None:
+        dest.mkdir(parents=True)
+        raise OSError("disk full")
+
+    monkeypatch.setattr(type(format_of(task)), "copy", fail)
+    with pytest.raises(OSError, match="disk full"):
+        scaling.root_node(task, LineageStore(tmp_path / "lineages"))
+    assert not list((tmp_path / "lineages" / task.task_id / ".staging").iterdir())
