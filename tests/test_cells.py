@@ -82,6 +82,7 @@ def test_a_mean_cell_is_the_mean_and_its_student_t_interval():
     assert cells.mean_cells([1, 2, 3], 0.95) == ["2.00", "[-0.48, 4.48]"]
     assert cells.mean_cells([1, 2, 3], 0.95, scale=10, digits=1) == ["20.0", "[-4.8, 44.8]"]
     assert cells.mean_cells([1, 2, 3], 0.95, bounds=(0.0, 3.0)) == ["2.00", "[0.00, 3.00]"]
+    assert cells.mean_cells([1, 2, 3], 0.9) == ["2.00", "[0.31, 3.69]"]  # t(0.95, 2) / sqrt(3) = 1.685854
     assert cells.mean_cells([1, 2, 3], 0.95, bounds=(-1.0, 5.0)) == ["2.00", "[-0.48, 4.48]"]
     assert cells.mean_cells([0.25, 0.75], 0.95, scale=100, bounds=cells.PERCENT) == [
         "50.00",
@@ -104,6 +105,22 @@ def test_a_bootstrap_cell_holds_the_bootstrap_p_and_the_permutation_p():
     assert cells.bootstrap_cell(None, [1.0], settings) == ""
     assert cells.bootstrap_cell([0.0, 0.0, 0.0], [1.0, 1.0, 1.0], settings) == "<1e-03 (0.25)"
     assert cells.bootstrap_cell([0.5, 0.2], [0.5, 0.2], settings) == "1 (1)"
+
+
+def test_a_permutation_p_beyond_the_exact_range_uses_the_runs_resamples_and_seed():
+    control = [0.1 * (i % 7) for i in range(24)]  # 24 differing tasks: Monte Carlo, not enumerated
+    values = [c + (0.05 if i % 3 else -0.04) for i, c in enumerate(control)]
+    settings = metric_settings(n_bootstrap=300, seed=8)
+    permutation = paired_permutation_test(control, values, n_resamples=300, seed=8)
+    assert not permutation.exact
+    assert cells.bootstrap_cell(control, values, settings).endswith(
+        f" ({cells.format_p(permutation.p_value, 0)})"
+    )
+    others = {
+        cells.bootstrap_cell(control, values, metric_settings(n_bootstrap=n, seed=seed)).split(" ")[1]
+        for n, seed in [(300, 8), (300, 9), (301, 8)]
+    }
+    assert len(others) == 3
 
 
 def test_a_bootstrap_cell_uses_the_runs_resamples_seed_and_confidence():
@@ -142,7 +159,11 @@ def test_agent_labels_say_scripted_or_model_and_which_is_the_scaling_target():
 def test_the_agent_note_names_every_agent_and_warns_about_the_scaling_target():
     agents = {"oracle": OracleAgent(), "m": Model()}
     note = cells.agent_note(agents)
-    assert note.startswith("Agents: oracle (scripted), m (model). Scripted agents are programs, not models")
+    assert note == (
+        "Agents: oracle (scripted), m (model). Scripted agents are programs, not models (an explorer varies "
+        "only through its episode seed, which orders the alternatives it tries); the paper's values (the "
+        "'paper' columns, from its DeepSeek-V4.1-Flash runs) are not results of this harness."
+    )
     assert "scaling target" not in note
     assert cells.agent_note(agents, target="absent") == note
     warning = (
