@@ -17,6 +17,12 @@ from hydra_config import metric_settings
 from res_repro.env.grade import Grade, RubricItem
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import RateEstimate
+from res_repro.evaluation.statistics import (
+    paired_bootstrap,
+    paired_permutation_test,
+    paired_ratio_bootstrap,
+    pooled_ratio,
+)
 from res_repro.evaluation.summary import (
     BINARY_PASS,
     NATIVE_PASS,
@@ -172,3 +178,52 @@ def test_the_note_names_each_metrics_interval_and_tests():
         "RPR: per-task cluster bootstrap interval, paired cluster bootstrap over tasks, and beside it a "
         "paired permutation (exact up to 20 differing tasks, else Monte Carlo)."
     )
+
+
+def test_one_rubric_item_per_episode_is_enough_for_the_rpr_tests():
+    one_failed, one_passed = _rubric(0, 0, 0, total=1), _rubric(1, 1, 1, total=1)
+    assert RPR.paired(one_failed, one_passed, SETTINGS) == 0.0
+    assert RPR.permutation is not None
+    assert RPR.permutation(one_failed, one_passed, SETTINGS) == pytest.approx(0.25)
+
+
+NOISY_A = [0.1 * (i % 7) for i in range(24)]  # 24 differing tasks: a permutation p by Monte Carlo
+NOISY_B = [max(0.0, a + (0.05 if i % 3 else -0.09)) for i, a in enumerate(NOISY_A)]
+
+
+def _settings(n: int, seed: int):
+    return metric_settings(n_bootstrap=n, seed=seed, confidence=0.9)
+
+
+def test_the_score_tests_use_the_runs_resamples_and_seed():
+    a, b = _scores(*NOISY_A), _scores(*NOISY_B)
+    scores_b = NOISY_B
+    assert (
+        NATIVE_SCORE.paired(a, b, _settings(200, 3))
+        == paired_bootstrap(NOISY_A, scores_b, n_resamples=200, confidence=0.9, seed=3).p_value
+    )
+    assert NATIVE_SCORE.permutation is not None
+    assert (
+        NATIVE_SCORE.permutation(a, b, _settings(200, 3))
+        == paired_permutation_test(NOISY_A, scores_b, n_resamples=200, seed=3).p_value
+    )
+    for test in (NATIVE_SCORE.paired, NATIVE_SCORE.permutation):
+        assert len({test(a, b, _settings(n, seed)) for n, seed in [(200, 3), (200, 4), (201, 3)]}) == 3
+
+
+def test_the_rpr_tests_use_the_pooled_ratio_and_the_runs_resamples_and_seed():
+    counts_a = [(1 + i % 2, 3 + i % 2) for i in range(24)]  # every task differs: Monte Carlo permutations
+    counts_b = [(p + (1 if i % 3 else -1), t) for i, (p, t) in enumerate(counts_a)]
+    a, b = (
+        [_record(items=(True,) * p + (False,) * (t - p)) for p, t in counts]
+        for counts in (counts_a, counts_b)
+    )
+    assert (
+        RPR.paired(a, b, _settings(200, 3))
+        == paired_ratio_bootstrap(counts_a, counts_b, n_resamples=200, confidence=0.9, seed=3).p_value
+    )
+    assert RPR.permutation is not None
+    expected = paired_permutation_test(counts_a, counts_b, statistic=pooled_ratio, n_resamples=200, seed=3)
+    assert RPR.permutation(a, b, _settings(200, 3)) == expected.p_value
+    for test in (RPR.paired, RPR.permutation):
+        assert len({test(a, b, _settings(n, seed)) for n, seed in [(200, 3), (200, 5), (201, 3)]}) == 3
