@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import pytest
 
@@ -174,3 +175,50 @@ def test_conversation_keys_follow_a_growing_conversation_and_restart_on_any_othe
         ModelRequest("m2", (), (), 0.1, 256, 4),
     ):
         assert keys.key(request) == request.key("openai", "http://h/v1", "s")
+
+
+def _hand_key(request: ModelRequest, provider: str, base_url: object, sample: str) -> str:
+    blob = {
+        "provider": provider,
+        "base_url": base_url,
+        "sample": sample,
+        "model": request.model,
+        "messages": list(request.messages),
+        "tools": [tool.to_dict() for tool in request.tools],
+        "temperature": request.temperature,
+        "max_output_tokens": request.max_output_tokens,
+        "seed": request.seed,
+    }
+    return hashlib.sha256(json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def test_without_a_sample_the_key_is_that_of_the_empty_sample():
+    assert REQUEST.key("openai", None) == _hand_key(REQUEST, "openai", None, "")
+    assert ConversationKeys("openai", None).key(REQUEST) == _hand_key(REQUEST, "openai", None, "")
+
+
+def test_values_that_are_not_json_are_hashed_by_their_text():
+    endpoint = Path("/v1")  # an endpoint given as an object
+    request = ModelRequest("m", ({"role": "user", "content": Path("/tmp/notes.txt")},), (TOOL,))
+    assert request.key("openai", endpoint, "s") == _hand_key(request, "openai", endpoint, "s")  # type: ignore[arg-type]
+    keys = ConversationKeys("openai", endpoint, "s")  # type: ignore[arg-type]
+    assert keys.key(request) == _hand_key(request, "openai", endpoint, "s")
+
+
+def test_a_tool_schema_that_mentions_messages_does_not_move_the_messages():
+    tool = ToolSpec("t", "a tool", {"type": "object", "default": {"messages": ["x"]}})
+    request = ModelRequest("m", ({"role": "user", "content": "hi"},), (tool,))
+    assert request.key("openai", None, "s") == _hand_key(request, "openai", None, "s")
+
+
+def test_a_fresh_conversation_of_the_same_length_restarts_the_chain():
+    keys = ConversationKeys("openai", None, "s")
+    first = ModelRequest("m", ({"role": "user", "content": "a"}, {"role": "user", "content": "b"}), ())
+    keys.key(first)
+    fresh = ModelRequest("m", tuple({"role": "user", "content": c} for c in "xyz"), ())
+    assert keys.key(fresh) == _hand_key(fresh, "openai", None, "s")
+
+
+def test_every_error_keeps_the_providers_message():
+    assert str(classify_status(503, "overloaded", None)) == "overloaded"
+    assert str(classify_status(404, "no such model", None)) == "no such model"
