@@ -87,3 +87,16 @@ def test_threads_and_a_second_process_write_at_once_and_lose_nothing(tmp_path):
     assert writer.wait(timeout=60) == 0
     assert cache.count() == 400
     assert cache.get("p199") == _response(199) and cache.get("t7") == _response(7)
+
+
+class Reason:
+    """A finish reason an SDK hands back as an object rather than a string."""
+
+    def __str__(self) -> str:
+        return "end_turn"
+
+
+def test_a_value_that_is_not_json_is_stored_as_its_text(tmp_path):
+    cache = ResponseCache(tmp_path)
+    cache.put("k", ModelResponse("done", finish_reason=Reason()))  # type: ignore[arg-type]
+    assert cache.get("k") == ModelResponse("done", finish_reason="end_turn")
