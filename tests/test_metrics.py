@@ -263,7 +263,7 @@ def test_mean_with_ci_constant_values() -> None:
 
 def test_mean_with_ci_single_value_has_undefined_interval() -> None:
     estimate = mean_with_ci([0.7])
-    assert estimate.value == 0.7
+    assert (estimate.value, estimate.n) == (0.7, 1)
     assert math.isnan(estimate.low)
     assert math.isnan(estimate.high)
 
@@ -365,3 +365,19 @@ def test_settings_are_read_as_numbers() -> None:
     metrics = SimpleNamespace(threshold="0.7", tcr_fraction=1, confidence="0.9", n_bootstrap="200")
     assert MetricSettings.from_config(metrics, "5") == MetricSettings(0.7, 1.0, 0.9, 200, 5)
     assert MetricSettings.from_config(metrics).seed == 0
+
+
+def test_one_rubric_item_counts_toward_tcr_and_rpr() -> None:
+    one_passed, one_failed = _workspace((True,), (False,))
+    assert success_flags([one_passed, one_failed], default_metrics()) == [True, False]
+    estimate = pooled_rpr_with_ci([one_passed, one_failed])
+    assert (estimate.value, estimate.n) == (0.5, 2)
+
+
+def test_the_pooled_rpr_interval_defaults_to_ten_thousand_resamples_seeded_zero() -> None:
+    records = _workspace(FOUR_OF_FIVE, THREE_OF_FIVE, FIVE_OF_FIVE, (True, False))
+    low, high = cluster_bootstrap_interval(
+        [(4, 5), (3, 5), (5, 5), (1, 2)], n_resamples=10_000, confidence=0.95, seed=0
+    )
+    estimate = pooled_rpr_with_ci(records)
+    assert (estimate.low, estimate.high) == (low, high)
