@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import shutil
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -218,7 +219,7 @@ def test_a_child_saved_unchanged_is_not_applied(tmp_path, factory):
     draft = format_of(parent).draft(tmp_path / "c")
     draft.save()  # a tool-API draft writes its (empty) reference adapters anew
     result = check_applied(parent, load_task_dir(tmp_path / "c"), [], draft)
-    assert (result.passed, result.detail) == (False, "the child is identical to the parent")
+    assert result == CheckResult("applied", False, "the child is identical to the parent")
 
 
 def test_a_child_that_differs_is_applied(tmp_path):
@@ -364,4 +365,34 @@ def test_a_child_without_a_reference_folder_is_checked_with_the_parents(tmp_path
     check_validity(parent, child, backend="local")
     assert scripted_runs.calls[2]["reference"] == {
         "solve.py": (parent.path / "solution" / "solve.py").read_text()
+    }
+
+
+def test_the_resaved_copy_of_the_parent_is_removed(tmp_path, monkeypatch):
+    parent = load_task_dir(make_tool_task(tmp_path / "p"))
+    shutil.copytree(parent.path, tmp_path / "c")
+    draft = format_of(parent).draft(tmp_path / "c")
+    draft.fixtures["crm"]["customers"].append({"id": "C3", "name": "Initech", "email": "x@initech.test"})
+    draft.save()
+    (tmp_path / "scratch").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "scratch"))
+    assert check_applied(parent, load_task_dir(tmp_path / "c"), [], draft).passed
+    assert not list((tmp_path / "scratch").iterdir())
+
+
+@pytest.mark.parametrize(("given", "used"), [({"seed": 7}, 7), ({}, 0)])
+def test_run_checks_seeds_every_run(tmp_path, scripted_runs, given, used):
+    parent, child, apps, graph, draft = _child(
+        make_tool_task(tmp_path / "p"), tmp_path / "c", "require_token"
+    )
+    scripted_runs.outcomes = [_record(True, 1.0), _record(False, 0.0), _record(False, 0.0)]
+    run_checks(parent, child, apps, graph, draft, backend="local", **given)
+    assert [call["seed"] for call in scripted_runs.calls] == [used] * 3
+
+
+def test_a_check_result_is_a_plain_dict():
+    assert CheckResult("nop_fails", False, "score 0.90, passed").to_dict() == {
+        "name": "nop_fails",
+        "passed": False,
+        "detail": "score 0.90, passed",
     }
