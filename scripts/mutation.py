@@ -53,6 +53,8 @@ def run_module(module: str, tests: list[str], equivalent: dict[str, str]) -> tup
     """Mutate ``module``, run ``tests`` against each mutant; return the score in percent and the
     survivors (equivalent mutants left out)."""
     folder = _scratch(module, tests)
+    # One mutant at a time by default: run side by side, the scaler's tests passed on mutants that they
+    # fail one at a time.
     command = [sys.executable, "-m", "mutmut", "run", "--max-children", os.environ.get("MUTATION_JOBS", "1")]
     subprocess.run(command, cwd=folder, check=True, stdout=subprocess.DEVNULL)
     codes = {name: code for name, code in _exit_codes(folder, module).items() if name not in equivalent}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+from types import SimpleNamespace
 
 import pytest
 from hydra_config import compose_config
@@ -12,6 +14,8 @@ from res_repro.agents import SCRIPTED_AGENTS
 from res_repro.env.grade import Grade, RubricItem
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import (
+    BENCHMARK_STYLES,
+    TOLERANCE,
     MetricSettings,
     RateEstimate,
     benchmark_style,
@@ -21,10 +25,15 @@ from res_repro.evaluation.metrics import (
     pass_flags,
     pooled_rpr_with_ci,
     rate_with_ci,
+    reaches,
     rpr,
+    rubric_counts,
+    rubric_share,
     succeeded,
+    success_description,
     success_flags,
 )
+from res_repro.evaluation.statistics import cluster_bootstrap_interval
 from res_repro.evaluation.summary import metrics_for
 from res_repro.pipelines.cells import metric_settings
 from res_repro.pipelines.depth import build_depth_table
@@ -254,7 +263,7 @@ def test_mean_with_ci_constant_values() -> None:
 
 def test_mean_with_ci_single_value_has_undefined_interval() -> None:
     estimate = mean_with_ci([0.7])
-    assert estimate.value == 0.7
+    assert (estimate.value, estimate.n) == (0.7, 1)
     assert math.isnan(estimate.low)
     assert math.isnan(estimate.high)
 
@@ -277,3 +286,111 @@ def test_an_estimate_is_logged_with_its_n_and_interval_bounds():
     }
     assert 0.0 < estimate.low < 0.75 < estimate.high < 1.0
     assert mean_with_ci([0.5], 0.95).as_metrics("s") == {"s": 0.5, "s.n": 1.0}  # no interval from one value
+
+
+# Edges and messages, each worked out by hand
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: pass_at_1([0.5], threshold=1.5), "threshold must lie in [0, 1], got 1.5"),
+        (lambda: pass_at_1([0.5], threshold=-0.1), "threshold must lie in [0, 1], got -0.1"),
+        (lambda: mean_score([0.5, 1.5]), "scores[1] = 1.5 is not a native score in [0, 1]"),
+        (lambda: mean_score([-0.01]), "scores[0] = -0.01 is not a native score in [0, 1]"),
+        (lambda: rpr([(1, 2), (0, 0)]), "rubric[1] has 0 rubric items; every task needs at least one"),
+        (lambda: rpr([(3, 2)]), "rubric[0] has 3 passed of 2 items"),
+        (lambda: rpr([(-1, 2)]), "rubric[0] has -1 passed of 2 items"),
+        (lambda: rate_with_ci([True, "yes"]), "successes[1] is not a boolean outcome: 'yes'"),
+        (lambda: rate_with_ci([]), "successes is empty: a metric needs at least one task"),
+        (lambda: mean_score([]), "scores is empty: a metric needs at least one task"),
+        (lambda: rpr([]), "rubric is empty: a metric needs at least one task"),
+        (lambda: mean_with_ci([]), "values is empty: a metric needs at least one task"),
+        (lambda: mean_with_ci([1.0, float("nan")]), "values must be finite"),
+    ],
+)
+def test_bad_input_is_rejected_with_its_exact_reason(call, message) -> None:
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        call()
+
+
+def test_the_bounds_of_the_native_scale_and_of_a_threshold_are_allowed() -> None:
+    assert pass_flags([0.0, 1.0], threshold=0.0) == [True, True]
+    assert pass_flags([0.0, 1.0], threshold=1.0) == [False, True]
+    assert mean_score([0.0, 1.0]) == 0.5
+    assert rate_with_ci([True, False, 1, 0]).value == 0.5  # 1 and 0 are boolean outcomes
+
+
+def test_a_threshold_is_reached_within_the_tolerance_only() -> None:
+    assert reaches(0.8 - TOLERANCE, 0.8)
+    assert not reaches(0.8 - 3 * TOLERANCE, 0.8)
+    assert reaches(0.8, 0.8) and not reaches(0.5, 0.8)
+
+
+def test_rubric_counts_and_shares_of_an_episode() -> None:
+    [graded] = _workspace(THREE_OF_FIVE)
+    assert (rubric_counts(graded), rubric_share(graded)) == ((3, 5), pytest.approx(0.6))
+    graded.grade = None
+    assert (rubric_counts(graded), rubric_share(graded)) == ((0, 0), 0.0)
+
+
+def test_every_benchmark_has_its_style_and_its_success_description() -> None:
+    settings = default_metrics(threshold=0.75, tcr_fraction=0.6)
+    styles = {name: benchmark_style(name) for name in BENCHMARK_STYLES}
+    assert styles == {
+        "terminal_bundled": "binary",
+        "claw_bundled": "native",
+        "claw_eval_live": "native",
+        "workspace_bundled": "rubric",
+        "agentce": "native",
+    }
+    assert success_description("claw_bundled", settings) == "native score >= 0.75"
+    assert success_description("workspace_bundled", settings) == "at least 60% of the rubric items passed"
+    assert success_description("terminal_bundled", settings) == "the verifier passed"
+    assert success_description("a/harbor/folder", settings) == "the verifier passed"
+
+
+def test_a_native_success_counts_a_score_at_the_threshold() -> None:
+    record = _record("claw_bundled", 0.8, False)
+    assert succeeded(record, default_metrics(threshold=0.8))
+    assert not succeeded(_record("claw_bundled", 0.79, True), default_metrics(threshold=0.8))
+
+
+def test_intervals_follow_the_confidence_level() -> None:
+    # Wilson 90% for 2 of 4 (z = 1.644854): [0.18240, 0.81760]; Student t 90% for [1, 2, 3]:
+    # t(0.95, 2) = 2.919986, half-width 2.919986 / sqrt(3) = 1.685854.
+    rate = rate_with_ci([True, False, True, False], confidence=0.9)
+    assert (rate.low, rate.high) == pytest.approx((0.18240, 0.81760), abs=1e-5)
+    mean = mean_with_ci([1.0, 2.0, 3.0], confidence=0.9)
+    assert (mean.low, mean.high) == pytest.approx((2 - 1.685854, 2 + 1.685854), abs=1e-5)
+
+
+def test_the_pooled_rpr_interval_uses_the_given_resamples_seed_and_confidence() -> None:
+    records = _workspace(FOUR_OF_FIVE, THREE_OF_FIVE, FIVE_OF_FIVE, (True, False))
+    counts = [(4, 5), (3, 5), (5, 5), (1, 2)]
+    estimate = pooled_rpr_with_ci(records, 0.9, n_bootstrap=300, seed=4)
+    low, high = cluster_bootstrap_interval(counts, n_resamples=300, confidence=0.9, seed=4)
+    assert estimate == RateEstimate(pytest.approx(13 / 17), low, high, 4)
+    assert pooled_rpr_with_ci(records, 0.95, n_bootstrap=300, seed=4).low <= low
+
+
+def test_settings_are_read_as_numbers() -> None:
+    metrics = SimpleNamespace(threshold="0.7", tcr_fraction=1, confidence="0.9", n_bootstrap="200")
+    assert MetricSettings.from_config(metrics, "5") == MetricSettings(0.7, 1.0, 0.9, 200, 5)
+    assert MetricSettings.from_config(metrics).seed == 0
+
+
+def test_one_rubric_item_counts_toward_tcr_and_rpr() -> None:
+    one_passed, one_failed = _workspace((True,), (False,))
+    assert success_flags([one_passed, one_failed], default_metrics()) == [True, False]
+    estimate = pooled_rpr_with_ci([one_passed, one_failed])
+    assert (estimate.value, estimate.n) == (0.5, 2)
+
+
+def test_the_pooled_rpr_interval_defaults_to_ten_thousand_resamples_seeded_zero() -> None:
+    records = _workspace(FOUR_OF_FIVE, THREE_OF_FIVE, FIVE_OF_FIVE, (True, False))
+    low, high = cluster_bootstrap_interval(
+        [(4, 5), (3, 5), (5, 5), (1, 2)], n_resamples=10_000, confidence=0.95, seed=0
+    )
+    estimate = pooled_rpr_with_ci(records)
+    assert (estimate.low, estimate.high) == (low, high)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import random
 import shutil
+import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from task_factory import make_task
 from tool_factory import make_tool_task
 
 from res_repro.env.formats import format_of, load_task_dir, task_objective
-from res_repro.res.checks import CheckResult, check_applied, check_feasibility, run_checks
+from res_repro.res import checks
+from res_repro.res.checks import CheckResult, check_applied, check_feasibility, check_validity, run_checks
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
 from res_repro.res.operators import OPERATORS, Application
 
@@ -86,11 +89,24 @@ def test_a_change_that_does_not_matter_is_rejected(tmp_path):
     assert "passed" in failed["parent_reference_fails"]
 
 
-def test_a_change_that_is_not_there_is_rejected(tmp_path):
+def test_a_change_that_is_not_there_is_rejected_without_running_anything(tmp_path, monkeypatch):
     parent, child, apps, graph, draft = _child(make_tool_task(tmp_path / "p"), tmp_path / "c", "paginate")
     draft.config.middleware.clear()
-    failed = _failed(run_checks(parent, child, apps, graph, draft, backend="local"))
-    assert "applied" in failed
+    monkeypatch.setattr(checks, "run_episode", lambda *a, **k: pytest.fail("an episode ran"))
+    assert run_checks(parent, child, apps, graph, draft, backend="local") == [
+        CheckResult("applied", False, "paginate: no pagination layer on crm_search"),
+        CheckResult("dependencies_feasible", True),
+    ]
+
+
+def test_infeasible_dependencies_are_rejected_without_running_anything(tmp_path, monkeypatch):
+    parent, child, apps, graph, draft = _child(make_tool_task(tmp_path / "p"), tmp_path / "c", "paginate")
+    cyclic = graph.extend([Edge(OBSERVATION, "a"), Edge("a", "b"), Edge("b", "a")])
+    monkeypatch.setattr(checks, "run_episode", lambda *a, **k: pytest.fail("an episode ran"))
+    assert run_checks(parent, child, apps, cyclic, draft, backend="local") == [
+        CheckResult("applied", True),
+        CheckResult("dependencies_feasible", False, "cycle: a -> b -> a"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -105,13 +121,12 @@ def test_a_change_that_is_not_there_is_rejected(tmp_path):
 )
 def test_cyclic_or_unreachable_dependencies_are_rejected(edges, needle):
     result = check_feasibility(DependencyGraph().extend(edges))
-    assert not result.passed
-    assert needle in result.detail
+    assert result == CheckResult("dependencies_feasible", False, needle)
 
 
 def test_the_graph_of_a_released_task_is_feasible():
     graph = DependencyGraph()
-    assert check_feasibility(graph).passed
+    assert check_feasibility(graph) == CheckResult("dependencies_feasible", True)
     assert graph.depth() == 1
 
 
@@ -204,7 +219,7 @@ def test_a_child_saved_unchanged_is_not_applied(tmp_path, factory):
     draft = format_of(parent).draft(tmp_path / "c")
     draft.save()  # a tool-API draft writes its (empty) reference adapters anew
     result = check_applied(parent, load_task_dir(tmp_path / "c"), [], draft)
-    assert (result.passed, result.detail) == (False, "the child is identical to the parent")
+    assert result == CheckResult("applied", False, "the child is identical to the parent")
 
 
 def test_a_child_that_differs_is_applied(tmp_path):
@@ -214,3 +229,170 @@ def test_a_child_that_differs_is_applied(tmp_path):
     draft.fixtures["crm"]["customers"].append({"id": "C3", "name": "Initech", "email": "x@initech.test"})
     draft.save()
     assert check_applied(parent, load_task_dir(tmp_path / "c"), [], draft) == CheckResult("applied", True)
+
+
+def _record(passed: bool, score: float, stop_reason: str = "answered", error: str | None = None):
+    return SimpleNamespace(
+        passed=passed,
+        score=score,
+        stop_reason=stop_reason,
+        error=error,
+        infrastructure_failure=stop_reason != "answered",
+    )
+
+
+@pytest.fixture
+def scripted_runs(monkeypatch):
+    """The validity check's three runs scripted: ``outcomes`` answers each (reference, nop, parent's
+    reference) in order; ``calls`` records what ran on what, its reference folder read while it ran."""
+    state = SimpleNamespace(outcomes=[], calls=[])
+
+    def run(task, agent, **kwargs):
+        reference = task.path / format_of(task).reference_dir
+        files = {
+            p.relative_to(reference).as_posix(): p.read_text() for p in reference.rglob("*") if p.is_file()
+        }
+        tree = {p.relative_to(task.path) for p in task.path.rglob("*")}
+        links = {p.relative_to(task.path) for p in task.path.rglob("*") if p.is_symlink()}
+        state.calls.append(
+            {
+                "agent": agent.name,
+                "path": task.path,
+                "reference": files,
+                "tree": tree,
+                "links": links,
+                **kwargs,
+            }
+        )
+        return state.outcomes.pop(0)
+
+    monkeypatch.setattr(checks, "run_episode", run)
+    return state
+
+
+def _tool_pair(tmp_path: Path):
+    parent, child, *_ = _child(make_tool_task(tmp_path / "p"), tmp_path / "c", "require_token")
+    return parent, child
+
+
+def test_a_valid_child_passes_each_run_and_says_how_it_scored(tmp_path, scripted_runs):
+    parent, child = _tool_pair(tmp_path)
+    scripted_runs.outcomes = [_record(True, 1.0), _record(False, 0.2), _record(False, 0.456)]
+    assert check_validity(parent, child, backend="local", seed=7) == [
+        CheckResult("objective_untouched", True, ""),
+        CheckResult("reference_passes", True, "score 1.00, passed"),
+        CheckResult("nop_fails", True, "score 0.20, failed"),
+        CheckResult("parent_reference_fails", True, "score 0.46, failed"),
+    ]
+    calls = scripted_runs.calls
+    assert [call["agent"] for call in calls] == ["oracle", "nop", "oracle"]
+    assert [call["episode_id"] for call in calls] == ["check-oracle", "check-nop", "check-oracle"]
+    assert {(call["environment"], call["seed"], call["backend"]) for call in calls} == {
+        ("candidate", 7, "local")
+    }
+    assert calls[0]["path"] == calls[1]["path"] == child.path
+
+
+def test_the_parent_reference_runs_on_a_copy_of_the_child_that_is_removed_after(tmp_path, scripted_runs):
+    parent, child = _tool_pair(tmp_path)
+    scripted_runs.outcomes = [_record(True, 1.0), _record(False, 0.0), _record(False, 0.0)]
+    check_validity(parent, child, backend="local")
+    reference, _, cross = scripted_runs.calls
+    assert reference["reference"] != cross["reference"]  # the child's reference knows the token
+    parent_reference = parent.path / format_of(parent).reference_dir
+    assert cross["reference"] == {
+        p.relative_to(parent_reference).as_posix(): p.read_text()
+        for p in parent_reference.rglob("*")
+        if p.is_file()
+    }
+    outside = {p.relative_to(child.path) for p in child.path.rglob("*")}
+    assert {p for p in cross["tree"] if p.parts[0] != "solution"} == {
+        p for p in outside if p.parts[0] != "solution"
+    }
+    assert not cross["path"].parent.exists()
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "expected"),
+    [
+        (  # the reference fails, nop and the parent's reference pass: every run check fails
+            [_record(False, 0.6), _record(True, 0.9), _record(True, 1.0)],
+            [(False, "score 0.60, failed"), (False, "score 0.90, passed"), (False, "score 1.00, passed")],
+        ),
+        (  # runs that say nothing about the agent fail their check whatever they scored
+            [
+                _record(True, 1.0, "sandbox_error", "no docker"),
+                _record(False, 0.0, "service_error", "crm died"),
+                _record(False, 0.0, "sandbox_error", "timeout"),
+            ],
+            [
+                (False, "sandbox_error: no docker"),
+                (False, "service_error: crm died"),
+                (False, "sandbox_error: timeout"),
+            ],
+        ),
+    ],
+)
+def test_each_run_check_fails_with_the_run_it_saw(tmp_path, scripted_runs, outcomes, expected):
+    parent, child = _tool_pair(tmp_path)
+    scripted_runs.outcomes = outcomes
+    results = check_validity(parent, child, backend="local")
+    assert [(r.passed, r.detail) for r in results[1:]] == expected
+
+
+def test_a_changed_objective_is_named_in_the_verdict(tmp_path, scripted_runs):
+    parent, child = _tool_pair(tmp_path)
+    _replace("grader.py", '"weight": 3', '"weight": 4')(child.path)
+    scripted_runs.outcomes = [_record(True, 1.0), _record(False, 0.0), _record(False, 0.0)]
+    results = check_validity(parent, load_task_dir(child.path), backend="local")
+    assert results[0] == CheckResult("objective_untouched", False, "the instruction or grader changed")
+
+
+def test_the_copy_for_the_parent_reference_keeps_symlinks(tmp_path, scripted_runs):
+    parent, child = _tool_pair(tmp_path)
+    (parent.path / "solution" / "notes.md").write_text("how\n")
+    (parent.path / "solution" / "link.md").symlink_to("notes.md")
+    (child.path / "fixtures" / "link.json").symlink_to("crm.json")
+    scripted_runs.outcomes = [_record(True, 1.0), _record(False, 0.0), _record(False, 0.0)]
+    check_validity(parent, child, backend="local")
+    assert scripted_runs.calls[2]["links"] == {Path("solution/link.md"), Path("fixtures/link.json")}
+
+
+def test_a_child_without_a_reference_folder_is_checked_with_the_parents(tmp_path, scripted_runs):
+    parent, child = _tool_pair(tmp_path)
+    shutil.rmtree(child.path / "solution")
+    scripted_runs.outcomes = [_record(False, 0.0), _record(False, 0.0), _record(False, 0.0)]
+    check_validity(parent, child, backend="local")
+    assert scripted_runs.calls[2]["reference"] == {
+        "solve.py": (parent.path / "solution" / "solve.py").read_text()
+    }
+
+
+def test_the_resaved_copy_of_the_parent_is_removed(tmp_path, monkeypatch):
+    parent = load_task_dir(make_tool_task(tmp_path / "p"))
+    shutil.copytree(parent.path, tmp_path / "c")
+    draft = format_of(parent).draft(tmp_path / "c")
+    draft.fixtures["crm"]["customers"].append({"id": "C3", "name": "Initech", "email": "x@initech.test"})
+    draft.save()
+    (tmp_path / "scratch").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "scratch"))
+    assert check_applied(parent, load_task_dir(tmp_path / "c"), [], draft).passed
+    assert not list((tmp_path / "scratch").iterdir())
+
+
+@pytest.mark.parametrize(("given", "used"), [({"seed": 7}, 7), ({}, 0)])
+def test_run_checks_seeds_every_run(tmp_path, scripted_runs, given, used):
+    parent, child, apps, graph, draft = _child(
+        make_tool_task(tmp_path / "p"), tmp_path / "c", "require_token"
+    )
+    scripted_runs.outcomes = [_record(True, 1.0), _record(False, 0.0), _record(False, 0.0)]
+    run_checks(parent, child, apps, graph, draft, backend="local", **given)
+    assert [call["seed"] for call in scripted_runs.calls] == [used] * 3
+
+
+def test_a_check_result_is_a_plain_dict():
+    assert CheckResult("nop_fails", False, "score 0.90, passed").to_dict() == {
+        "name": "nop_fails",
+        "passed": False,
+        "detail": "score 0.90, passed",
+    }

@@ -1,18 +1,23 @@
-"""The response cache: entries survive across instances and processes, and concurrent writers lose none."""
+"""The response cache: entries survive across instances and processes (a killed one included), concurrent
+writers lose none, and a key holds one response."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import pytest
 
 from res_repro.agents.providers.base import ModelResponse, ToolCallRequest, Usage
 from res_repro.agents.response_cache import ResponseCache
 
 
 def _response(i: int) -> ModelResponse:
-    call = ToolCallRequest(id=f"c{i}", name="crm_get", arguments={"id": i})
+    call = ToolCallRequest(id=f"c{i}", name="crm_get", arguments=json.dumps({"id": f"C{i}"}))
     return ModelResponse(f"answer {i}", (call,), Usage(input_tokens=10 * i, output_tokens=i), "tool_calls")
 
 
@@ -21,6 +26,47 @@ def test_a_response_round_trips_through_another_instance(tmp_path):
     again = ResponseCache(tmp_path)
     assert again.get("k1") == _response(1)
     assert again.get("k2") is None
+    assert again.count() == 1
+
+
+def test_the_cache_folder_is_made_on_first_use_and_holds_one_database(tmp_path):
+    cache = ResponseCache(tmp_path / "cache" / "llm")
+    assert not (tmp_path / "cache").exists()
+    assert cache.count() == 0
+    assert cache.get("k") is None
+    cache.put("k", _response(2))
+    assert (tmp_path / "cache" / "llm" / "responses.sqlite").is_file()
+    with sqlite3.connect(tmp_path / "cache" / "llm" / "responses.sqlite") as reader:
+        assert reader.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        ((stored,),) = reader.execute("SELECT response FROM responses WHERE key = 'k'").fetchall()
+    assert json.loads(stored) == _response(2).to_dict()
+
+
+def test_a_key_holds_the_latest_response(tmp_path):
+    cache = ResponseCache(tmp_path)
+    cache.put("k", _response(1))
+    cache.put("k", _response(2))
+    assert (cache.get("k"), cache.count()) == (_response(2), 1)
+
+
+def test_a_response_stored_before_the_process_is_killed_is_kept(tmp_path):
+    script = (
+        "import os, sys; sys.path.insert(0, 'tests'); from test_response_cache import _response; "
+        "from res_repro.agents.response_cache import ResponseCache; c = ResponseCache(sys.argv[1]); "
+        "c.put('k', _response(3)); os._exit(9)"  # no close, no cleanup
+    )
+    killed = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], cwd=Path(__file__).resolve().parents[1]
+    )
+    assert killed.returncode == 9
+    assert ResponseCache(tmp_path).get("k") == _response(3)
+
+
+def test_a_file_that_is_not_a_database_fails_on_first_use(tmp_path):
+    (tmp_path / "responses.sqlite").write_text("not a database" * 100)
+    cache = ResponseCache(tmp_path)  # opening is lazy: nothing is read yet
+    with pytest.raises(sqlite3.DatabaseError, match="file is not a database"):
+        cache.get("k")
 
 
 def test_threads_and_a_second_process_write_at_once_and_lose_nothing(tmp_path):
@@ -41,3 +87,16 @@ def test_threads_and_a_second_process_write_at_once_and_lose_nothing(tmp_path):
     assert writer.wait(timeout=60) == 0
     assert cache.count() == 400
     assert cache.get("p199") == _response(199) and cache.get("t7") == _response(7)
+
+
+class Reason:
+    """A finish reason an SDK hands back as an object rather than a string."""
+
+    def __str__(self) -> str:
+        return "end_turn"
+
+
+def test_a_value_that_is_not_json_is_stored_as_its_text(tmp_path):
+    cache = ResponseCache(tmp_path)
+    cache.put("k", ModelResponse("done", finish_reason=Reason()))  # type: ignore[arg-type]
+    assert cache.get("k") == ModelResponse("done", finish_reason="end_turn")
