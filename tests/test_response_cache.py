@@ -10,8 +10,6 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import pytest
-
 from res_repro.agents.providers.base import ModelResponse, ToolCallRequest, Usage
 from res_repro.agents.response_cache import ResponseCache
 
@@ -62,11 +60,13 @@ def test_a_response_stored_before_the_process_is_killed_is_kept(tmp_path):
     assert ResponseCache(tmp_path).get("k") == _response(3)
 
 
-def test_a_file_that_is_not_a_database_fails_on_first_use(tmp_path):
+def test_a_file_that_is_not_a_database_is_moved_aside_on_first_use(tmp_path):
     (tmp_path / "responses.sqlite").write_text("not a database" * 100)
     cache = ResponseCache(tmp_path)  # opening is lazy: nothing is read yet
-    with pytest.raises(sqlite3.DatabaseError, match="file is not a database"):
-        cache.get("k")
+    assert not list(tmp_path.glob("responses.sqlite.corrupt-*"))
+    assert cache.get("k") is None  # a fresh cache: the damaged file only costs re-asking
+    [aside] = tmp_path.glob("responses.sqlite.corrupt-*")
+    assert aside.read_text() == "not a database" * 100
 
 
 def test_threads_and_a_second_process_write_at_once_and_lose_nothing(tmp_path):
