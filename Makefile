@@ -52,10 +52,10 @@ format: install ## Reformat the code with ruff
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-table1: install ## Table 1 on the three bundled suites (offline default: scripted agents; MODELS=sim or paper)
+table1: install ## Table 1 on the three bundled suites (offline default: scripted agents; MODELS=sim, paper or api)
 	$(CLI) -m experiment=table1 benchmark=$(TABLE1_SUITES) $(if $(MODELS),models=$(MODELS) save_results=false,save_results=true)
 
-table3a: install ## Table 3A: saved RES vs dependencies removed (15 Claw-style tasks, shared ablation records)
+table3a: install ## Table 3A: saved RES vs dependencies removed (the planned-depth >= 3 cohort, shared ablation records)
 	$(CLI) experiment=table3a $(CLAW) save_results=true
 
 table3b: install ## Table 3B: rebuilt RES vs without inheritance vs basic library (matched budgets)
