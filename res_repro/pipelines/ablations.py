@@ -25,8 +25,10 @@ from __future__ import annotations
 import logging
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from omegaconf import DictConfig, OmegaConf
 
@@ -86,11 +88,15 @@ class AblationRecords:
     conditions: list[str]
 
 
-def ablation_slice(tasks: list[Task], size: int) -> list[Task]:
-    """``size`` seed tasks evenly spaced over ``tasks`` (all of them when there are no more)."""
-    if size >= len(tasks):
-        return list(tasks)
-    return [tasks[index * len(tasks) // size] for index in range(size)]
+Item = TypeVar("Item")
+
+
+def ablation_slice(items: Sequence[Item], size: int) -> list[Item]:
+    """``size`` items (seed tasks or their lineages) evenly spaced over ``items`` (all of them when there
+    are no more)."""
+    if size >= len(items):
+        return list(items)
+    return [items[index * len(items) // size] for index in range(size)]
 
 
 def ablation_cohort(lineages: list[LineageResult], size: int, min_depth: int) -> list[LineageResult]:
