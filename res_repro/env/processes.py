@@ -13,8 +13,10 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import IO, Any
 
 PASSED_THROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
@@ -41,6 +43,23 @@ def dies_with_parent(argv: list[str]) -> list[str]:
     ``setpriv --pdeathsig``, which survives the exec); unchanged where setpriv is missing."""
     setpriv = shutil.which("setpriv")
     return [setpriv, "--pdeathsig", "KILL", "--", *argv] if setpriv else argv
+
+
+def start_runner(runner: Path, cwd: Path, log: IO[bytes]) -> subprocess.Popen[str]:
+    """Start the standard-library script ``runner`` (a task-code or grader runner speaking JSON lines on
+    stdin and stdout) in isolated mode, in ``cwd``, with :func:`minimal_env`, in its own process group,
+    dying with the harness; its stderr goes to ``log``."""
+    return subprocess.Popen(
+        dies_with_parent([sys.executable, "-I", "-B", str(runner)]),
+        cwd=cwd,
+        env=minimal_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+        encoding="utf-8",
+        start_new_session=True,
+    )
 
 
 def output_tail(log: IO[bytes]) -> str:

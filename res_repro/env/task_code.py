@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from res_repro.env.errors import TaskFormatError
-from res_repro.env.processes import Stopped, dies_with_parent, minimal_env, signal_group, stopping, track
+from res_repro.env.processes import Stopped, signal_group, start_runner, stopping, track
 
 RUNNER = Path(__file__).with_name("task_code_runner.py")
 TASK_CODE_TIMEOUT_S = 300.0  # a grader or reference program that runs longer is a broken task
@@ -110,17 +109,7 @@ def run_task_function(
     limit = TASK_CODE_TIMEOUT_S if timeout is None else timeout
     request = {"path": str(path), "function": name, "args": args, "solve": call is not None}
     with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(
-            dies_with_parent([sys.executable, "-I", "-B", str(RUNNER)]),
-            cwd=path.parent,
-            env=minimal_env(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-            encoding="utf-8",
-            start_new_session=True,
-        )
+        process = start_runner(RUNNER, path.parent, log)
         expired = threading.Event()
 
         def expire() -> None:

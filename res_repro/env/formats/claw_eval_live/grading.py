@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
@@ -22,10 +21,9 @@ from typing import IO, Any, Protocol
 from res_repro.env.grade import Grade
 from res_repro.env.processes import (
     Stopped,
-    dies_with_parent,
-    minimal_env,
     output_tail,
     signal_group,
+    start_runner,
     stopping,
     track,
 )
@@ -109,17 +107,7 @@ def run_grader(
     The reply has ``scores``, or ``error`` and ``judge_failure``; the judge answers the grader's questions.
     """
     with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(
-            dies_with_parent([sys.executable, "-I", "-B", str(RUNNER)]),
-            cwd=cwd,
-            env=minimal_env(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-            encoding="utf-8",
-            start_new_session=True,
-        )
+        process = start_runner(RUNNER, cwd, log)
         watchdog = threading.Timer(timeout, signal_group, (process.pid, signal.SIGKILL))
         watchdog.start()
         try:
