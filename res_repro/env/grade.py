@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
+
+from res_repro.storage import record_fields
 
 FULFILMENT_TOLERANCE = 1e-9
 """Slack below a score of 1.0 still counted as complete (weighted partial credits summed in floats)."""
@@ -39,8 +41,9 @@ class Grade:
         return self.passed and self.score >= 1.0 - FULFILMENT_TOLERANCE
 
     def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-serialisable dict."""
-        return asdict(self)
+        """Return a JSON-serialisable dict (sharing the evidence: it is written, not changed)."""
+        rubric = [{"name": item.name, "passed": item.passed} for item in self.rubric]
+        return {**record_fields(self), "rubric": rubric}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Grade:

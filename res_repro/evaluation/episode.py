@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from res_repro.env.outcome import StopReason
 from res_repro.env.services import ServiceError
 from res_repro.env.task import Task
 from res_repro.sandbox import SandboxBackend, SandboxError, backend_name
+from res_repro.storage import record_fields
 
 
 @dataclass
@@ -66,8 +67,9 @@ class EpisodeRecord:
         return self.grade.score if self.grade is not None else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-serialisable dict."""
-        return asdict(self)
+        """Return a JSON-serialisable dict (sharing the record's lists: it is written, not changed)."""
+        grade = self.grade.to_dict() if self.grade is not None else None
+        return {**record_fields(self), "grade": grade}
 
     @classmethod
     def unfinished(

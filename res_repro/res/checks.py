@@ -62,16 +62,23 @@ def _with_parent_reference(parent: Task, child: Task) -> Path:
     return folder
 
 
+_resaved: dict[tuple[str, str], str] = {}  # (format, content hash) -> the hash once resaved
+
+
 def _resaved_hash(parent: Task) -> str:
     """The content hash of a copy of ``parent`` saved through its format's draft with no edit (a draft
-    may write files anew, such as an empty list of reference adapters, without changing anything)."""
-    folder = Path(tempfile.mkdtemp(prefix="res-resaved-")) / "task"
-    try:
-        format_of(parent).copy(parent, folder)
-        format_of(parent).draft(folder).save()
-        return load_copy(parent, folder).content_hash
-    finally:
-        shutil.rmtree(folder.parent, ignore_errors=True)
+    may write files anew, such as an empty list of reference adapters, without changing anything);
+    worked out once per content (every revision of a child compares against it)."""
+    key = (parent.kind, parent.content_hash)
+    if key not in _resaved:
+        folder = Path(tempfile.mkdtemp(prefix="res-resaved-")) / "task"
+        try:
+            format_of(parent).copy(parent, folder)
+            format_of(parent).draft(folder).save()
+            _resaved[key] = load_copy(parent, folder).content_hash
+        finally:
+            shutil.rmtree(folder.parent, ignore_errors=True)
+    return _resaved[key]
 
 
 def check_applied(parent: Task, child: Task, applications: Sequence[Application], draft: Any) -> CheckResult:

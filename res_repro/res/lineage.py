@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ from res_repro.env.task import Task, hash_tree
 from res_repro.evaluation.episode import LineagePlace
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.operators.base import Application
-from res_repro.storage import CORRUPT, quarantine, read_json_record, write_json_atomic
+from res_repro.storage import CORRUPT, quarantine, read_json_record, record_fields, write_json_atomic
 
 MANIFEST = "manifest.json"
 ENV_DIR = "env"
@@ -61,7 +61,7 @@ class Manifest:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict, with the hash of what identifies the node (:func:`identity_hash`)."""
-        data = asdict(self)
+        data = record_fields(self)
         data["applications"] = [a.to_dict() for a in self.applications]
         data["history"] = [a.to_dict() for a in self.history]
         data["graph"] = self.graph.to_dict()

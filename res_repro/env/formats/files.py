@@ -1,7 +1,11 @@
-"""Reading task files: one-line errors that name the file and the field, for every format."""
+"""Reading task files: one-line errors that name the file and the field, for every format; parsed
+YAML documents kept by content hash, so a task file read again (a lineage node loaded, copied, drafted
+and checked) is parsed once."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -10,7 +14,7 @@ import yaml
 from pydantic import ValidationError
 
 from res_repro.env.errors import TaskFormatError
-from res_repro.yamlio import load_yaml
+from res_repro.yamlio import dump_yaml, load_yaml
 
 
 def pydantic_error(path: Path, exc: ValidationError) -> TaskFormatError:
@@ -20,10 +24,51 @@ def pydantic_error(path: Path, exc: ValidationError) -> TaskFormatError:
     return TaskFormatError(path, field, f"{first['msg']} (got {first.get('input')!r})")
 
 
+MAX_PARSED = 512  # documents kept (a task file is a few to tens of KB)
+_parsed: dict[str, str] = {}  # sha256 of a task file's text -> its document as JSON text
+
+
+def parse_yaml_cached(text: str) -> Any:
+    """The YAML document ``text``, parsed once per distinct content: later calls with the same text
+    decode a JSON copy of it (a fresh object each time, so callers may change what they get). A
+    document that JSON does not carry exactly (dates, non-string keys) is parsed every time."""
+    kept = _parsed.get(_text_key(text))
+    if kept is not None:
+        return json.loads(kept)
+    document = load_yaml(text)
+    _keep(text, document)
+    return document
+
+
+def dump_yaml_cached(document: Any) -> str:
+    """``document`` as YAML text (see :func:`~res_repro.yamlio.dump_yaml`), kept as that text's parse, so
+    reading the file just written parses nothing."""
+    text = dump_yaml(document)
+    _keep(text, document)
+    return text
+
+
+def _text_key(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _keep(text: str, document: Any) -> None:
+    """Keep ``document`` as the parse of ``text`` when JSON carries it exactly."""
+    try:
+        encoded = json.dumps(document, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return
+    if json.loads(encoded) != document:
+        return
+    if len(_parsed) >= MAX_PARSED:
+        del _parsed[next(iter(_parsed))]  # the oldest entry
+    _parsed[_text_key(text)] = encoded
+
+
 def read_yaml_mapping(path: Path, needed_by: str) -> dict[str, Any]:
     """A YAML file whose top level is a mapping; a missing or malformed file is a :class:`TaskFormatError`."""
     try:
-        raw = load_yaml(path.read_text(encoding="utf-8"))
+        raw = parse_yaml_cached(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise TaskFormatError(path, None, f"missing; {needed_by}") from None
     except yaml.YAMLError as exc:

@@ -21,7 +21,7 @@ from res_repro.env.formats.claw_eval_live.task_file import (
     ClawTaskFile,
     read_scaled_fixtures,
 )
-from res_repro.env.formats.files import read_yaml_mapping
+from res_repro.env.formats.files import dump_yaml_cached, read_yaml_mapping
 from res_repro.env.formats.tool_api.draft import describe_tool_api
 from res_repro.env.formats.tool_api.task_file import (
     ToolDef,
@@ -30,7 +30,6 @@ from res_repro.env.formats.tool_api.task_file import (
     write_adapters,
     write_fixtures,
 )
-from res_repro.yamlio import dump_yaml
 
 # What a tool does, read from the words of its name (the first match wins).
 OPERATION_WORDS = (
@@ -124,7 +123,7 @@ class ClawEvalLiveDraft:
         data["middleware"] = [layer.model_dump(mode="json") for layer in self.spec.middleware]
         data["res_repro"] = self.spec.res_repro.model_dump(mode="json")
         data["tools"] = [tool.model_dump(mode="json", exclude_unset=True) for tool in self.spec.tools]
-        (self.root / TASK_FILE).write_text(dump_yaml(data), encoding="utf-8")
+        (self.root / TASK_FILE).write_text(dump_yaml_cached(data), encoding="utf-8")
         if self.fixtures:
             write_fixtures(self.root / SCALED_FIXTURES_DIR, self.fixtures)
         write_adapters(self.root, self.adapters)

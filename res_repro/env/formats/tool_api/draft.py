@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
+from res_repro.env.formats.files import dump_yaml_cached, read_yaml_mapping
 from res_repro.env.formats.tool_api.task_file import (
     FIXTURES_DIR,
     TASK_FILE,
@@ -15,7 +16,6 @@ from res_repro.env.formats.tool_api.task_file import (
     write_adapters,
     write_fixtures,
 )
-from res_repro.yamlio import dump_yaml, load_yaml
 
 SAMPLE_IDS = 5  # record ids shown per collection
 VALUE_CHARS = 60  # longest value shown in an example record
@@ -86,7 +86,8 @@ class ToolDraft:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.config = ToolTaskConfig.model_validate(load_yaml((root / TASK_FILE).read_text(encoding="utf-8")))
+        raw = read_yaml_mapping(root / TASK_FILE, "a tool-API task needs task.yaml")
+        self.config = ToolTaskConfig.model_validate(raw)
         self.fixtures: dict[str, dict[str, list[dict[str, Any]]]] = {
             name: json.loads((root / FIXTURES_DIR / f"{name}.json").read_text(encoding="utf-8"))
             for name in self.config.services
@@ -112,6 +113,6 @@ class ToolDraft:
     def save(self) -> None:
         """Write the config, fixtures and adapters back to the directory."""
         data = self.config.model_dump(mode="json")
-        (self.root / TASK_FILE).write_text(dump_yaml(data), encoding="utf-8")
+        (self.root / TASK_FILE).write_text(dump_yaml_cached(data), encoding="utf-8")
         write_fixtures(self.root / FIXTURES_DIR, self.fixtures)
         write_adapters(self.root, self.adapters)

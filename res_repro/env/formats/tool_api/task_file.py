@@ -22,11 +22,15 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from res_repro.env.errors import TaskFormatError
-from res_repro.env.formats.files import has_top_level_key, pydantic_error, read_yaml_mapping
+from res_repro.env.formats.files import (
+    dump_yaml_cached,
+    has_top_level_key,
+    pydantic_error,
+    read_yaml_mapping,
+)
 from res_repro.env.services import OPERATIONS, FrozenFixtures
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolSpec
-from res_repro.yamlio import dump_yaml
 
 TASK_FILE = "task.yaml"
 FIXTURES_DIR = "fixtures"
@@ -203,7 +207,7 @@ def write_tool_task(
     """Write a tool-API task directory from its parts (used by generators and RES)."""
     dest.mkdir(parents=True, exist_ok=True)
     data = config.model_dump(mode="json", exclude_defaults=False)
-    (dest / TASK_FILE).write_text(dump_yaml(data), encoding="utf-8")
+    (dest / TASK_FILE).write_text(dump_yaml_cached(data), encoding="utf-8")
     write_fixtures(dest / FIXTURES_DIR, fixtures)
     (dest / "solution").mkdir(exist_ok=True)
     (dest / SOLUTION_FILE).write_text(solution, encoding="utf-8")
