@@ -1,17 +1,18 @@
-"""The Docker backend: one container per sandbox, commands run with ``docker exec``.
+"""The Docker backend: one container per sandbox, commands run by a runner shell inside it.
 
 The container idles on a small supervisor shell under Docker's init (which reaps orphans), has no
 network unless the spec allows it, and gets the spec's memory, CPU and file-size limits plus the
 configured cap on process count (``--pids-limit``). /app and /tmp are tmpfs-backed volumes of the
-configured workspace size (the image's /app is copied in), so filling them fills no host disk; /dev/shm
-has the same size. Its
-environment holds the image's variables and the spec's, never the harness's.
+configured workspace size (the image's /app is copied in: read once per image and process, from a
+created and never started container), so filling them fills no host disk; /dev/shm has the same size.
+Its environment holds the image's variables and the spec's, never the harness's.
 
-Timeouts and the output kill limit are enforced from the host: every command records its process id
-in the container and carries a marker variable, and a second exec freezes and kills that process, its
-descendants and any marked orphan (a daemon that detached itself). When the process limit leaves no
-room for that exec, the supervisor is signalled instead and kills every process but itself and init.
-Output is read in chunks and kept up to the cap. Close removes the container and its volumes.
+Each command is one line to a persistent runner shell (:mod:`.docker_exec`): one engine round trip
+instead of an exec's three API calls. Timeouts and the output kill limit are enforced from the host:
+every command carries a marker variable, and a second exec freezes and kills everything the runner
+started, its descendants and any marked orphan (a daemon that detached itself). When the process limit
+leaves no room for that exec, the supervisor is signalled instead and kills every process but itself
+and init. Output is read in chunks and kept up to the cap. Close removes the container and its volumes.
 """
 
 from __future__ import annotations
