@@ -2,12 +2,12 @@
 
 Starting a ``docker exec`` costs three API round trips (create, start, inspect). Instead, a long-lived
 ``sh`` per sandbox (the runner, itself one attached exec) reads one line per command from its stdin and
-runs it as a fresh process: a wrapper ``sh`` exec'd with the command's marker in its environment (so a
-timeout finds and kills its tree exactly as it found a ``docker exec``), which runs the command in its
-working folder with its variables and stdin from /dev/null, and pipes its stdout and stderr through one
-``cat`` each so that the command is over only once every process holding its output has let go (as an
-exec's stream ends). The runner then ends both streams with the :class:`ShellFraming` frame and the exit
-status, so each stream's bytes before its frame belong to the command.
+runs the command as a fresh process in its working folder, with its variables (the marker by which a
+timeout finds its orphans among them) and stdin from /dev/null. The command's stdout and stderr go
+through one ``cat`` each, so that it is over only once every process holding its output has let go (as
+an exec's stream ended then). The runner then ends both streams with the :class:`ShellFraming` frame
+and the exit status, so each stream's bytes before its frame belong to the command. It runs one
+command at a time, so at a timeout everything it started is the command's.
 """
 
 from __future__ import annotations
