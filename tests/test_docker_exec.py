@@ -7,6 +7,7 @@ import importlib.util
 import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -131,3 +132,14 @@ def test_the_images_app_is_read_once(
         with make_sandbox("docker", spec) as sandbox:
             assert sandbox.exec("cat /app/seed.txt", T).stdout == "seeded\n"
     assert len(created) == 3 + 1  # one container per sandbox, plus one read of the image's /app
+
+
+@pytest.mark.docker
+def test_a_runner_killed_between_commands_is_replaced(docker_sandbox: DockerSandbox) -> None:
+    assert docker_sandbox.exec("true", T).ok
+    (runner,) = docker_sandbox._runners
+    docker_sandbox.run_quietly(["kill", "-9", runner.pid])
+    time.sleep(0.2)
+    result = docker_sandbox.exec("echo again", T)
+    assert (result.stdout, result.exit_code) == ("again\n", 0)
+    assert docker_sandbox._runners and docker_sandbox._runners[0] is not runner

@@ -451,9 +451,14 @@ class DockerSandbox(Sandbox):
     def _take_runner(self) -> CommandRunner:
         """An idle command runner, or a new one when every runner is busy (commands run at once)."""
         self._require_started()
-        with self._runners_lock:
-            if self._runners:
-                return self._runners.pop()
+        while True:
+            with self._runners_lock:
+                idle = self._runners.pop() if self._runners else None
+            if idle is None:
+                break
+            if not idle.ended():
+                return idle
+            idle.close()
         with engine_errors("starting the command runner"):
             try:
                 return CommandRunner(self._attach_runner, self.kill_tree, MARKER_VAR)

@@ -181,6 +181,11 @@ class CommandRunner:
                 flooded, deadline = True, time.perf_counter() + DRAIN_GRACE_S
         return RunnerResult(status[STDOUT], self.framings[STDOUT], self.framings[STDERR], timed_out, flooded)
 
+    def ended(self) -> bool:
+        """Whether the runner has exited since its last command (something in the container killed it);
+        output left between commands is dropped."""
+        return self.stream.read(0) is None
+
     def close(self) -> None:
         """Drop the connection (the runner's processes go with the container)."""
         self.alive = False
