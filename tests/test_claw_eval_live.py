@@ -34,6 +34,7 @@ from res_repro.env.formats.claw_eval_live import (
     load_claw_eval_live,
     open_claw_eval_live,
 )
+from res_repro.env.formats.claw_eval_live.services import reusing_services
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolCall
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
@@ -323,3 +324,90 @@ def test_registry_loader_reads_checkout_filter_and_threshold(
     params = {"checkout": str(checkout), "task_filter": "T02", "threshold": 0.5}
     [task] = load_claw_eval_live_benchmark(params, tmp_path)
     assert (task.task_id, task.config.threshold) == (T02, 0.5)
+
+
+# -- services kept between episodes --------------------------------------------------------------------
+
+
+def _close_and_look(env: ClawEvalLiveEnvironment) -> tuple[str, list[Any], int]:
+    """Read TK-102's status and the helpdesk's audited closures, then close TK-102 (the episode's
+    write); return what was read and the helpdesk's episode port."""
+    status = env.call(ToolCall("helpdesk_get_ticket", {"ticket_id": "TK-102"})).body["status"]
+    audits, _ = env.services.audits()
+    env.call(ToolCall("helpdesk_close_ticket", {"ticket_id": "TK-102", "resolution": "toner"}))
+    return status, audits["helpdesk"]["closed"], env.services.ports[9107]
+
+
+def test_kept_services_start_each_episode_from_the_fixtures(checkout: Path) -> None:
+    task = by_id(checkout)[T01]
+    with reusing_services(idle_limit=2):
+        seen = []
+        for _ in range(3):
+            with open_claw_eval_live(task, "local", 0) as env:
+                seen.append(_close_and_look(env))
+                closed, _ = env.services.audits()
+                assert closed["helpdesk"]["closed"] == [{"ticket_id": "TK-102", "resolution": "toner"}]
+        assert len(service_processes(checkout)) == 1  # one helpdesk served all three episodes
+    assert [(status, closed) for status, closed, _ in seen] == [("open", [])] * 3
+    assert len({port for _, _, port in seen}) == 1
+    assert service_processes(checkout) == []
+
+
+def test_services_without_a_reset_endpoint_or_after_a_crash_are_not_kept(checkout: Path) -> None:
+    task_dir = checkout / "tasks" / T01
+    edit_yaml(task_dir, lambda data: data["services"][0].pop("reset_endpoint"))
+    task = by_id(checkout)[T01]
+    with reusing_services(idle_limit=2):
+        ports = []
+        for _ in range(2):
+            with open_claw_eval_live(task, "local", 0) as env:
+                ports.append(env.services.ports[9107])
+            assert service_processes(checkout) == []
+        assert ports[0] != ports[1]
+        resettable = by_id(checkout)[T02]
+        with pytest.raises(RuntimeError), open_claw_eval_live(resettable, "local", 0):
+            raise RuntimeError("agent crashed")
+        assert service_processes(checkout) == []
+
+
+def test_a_kept_service_that_died_is_started_again(checkout: Path) -> None:
+    task = by_id(checkout)[T01]
+    with reusing_services(idle_limit=2):
+        with open_claw_eval_live(task, "local", 0) as env:
+            first = env.services.ports[9107]
+        for pid in [int(p.name) for p in Path("/proc").glob("[0-9]*") if _runs_helpdesk(p, checkout)]:
+            os.kill(pid, 9)
+        with open_claw_eval_live(task, "local", 0) as env:
+            assert env.services.ports[9107] != first
+            assert env.call(ToolCall("helpdesk_list_tickets", {"status": "open"})).status == 200
+    assert service_processes(checkout) == []
+
+
+def _runs_helpdesk(proc: Path, checkout: Path) -> bool:
+    try:
+        cmdline = (proc / "cmdline").read_bytes()
+        return os.readlink(proc / "cwd") == str(checkout) and b"mock_services/helpdesk" in cmdline
+    except OSError:
+        return False
+
+
+def test_check_starts_each_tasks_services_once(checkout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from res_repro.env.formats.claw_eval_live.services import ServiceManager
+    from res_repro.evaluation.check import check_tasks
+    from res_repro.evaluation.store import EpisodeStore
+
+    starts: list[list[str]] = []
+    original = ServiceManager.start
+
+    def counting(self: ServiceManager) -> None:
+        starts.append([service.name for service in self.services])
+        original(self)
+
+    monkeypatch.setattr(ServiceManager, "start", counting)
+    tasks = load_claw_eval_live(checkout)
+    verdicts = check_tasks(
+        tasks, backend="local", store=EpisodeStore(checkout.parent / "episodes"), workers=2
+    )
+    assert [v.valid for v in verdicts] == [True, True]
+    assert sorted(starts) == [["helpdesk"], ["helpdesk", "notes"]]  # nop and oracle shared them
+    assert service_processes(checkout) == []

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from res_repro.agents import build_agents
 from res_repro.env.errors import TaskFormatError
 from res_repro.env.formats import format_of
+from res_repro.env.formats.claw_eval_live.services import reusing_services
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
@@ -22,6 +23,7 @@ from res_repro.sandbox import backend_name
 SCORE_TOLERANCE = 1e-9
 NOP_CEILING = 0.5
 NO_REFERENCE = "no reference"
+SERVICE_SETS_KEPT_PER_WORKER = 2  # idle task services kept for reuse while checking, per worker
 
 
 def oracle_failure(record: EpisodeRecord) -> str:
@@ -134,22 +136,32 @@ def check_tasks(
 def _check_runnable(
     tasks: Sequence[Task], *, backend: str, store: EpisodeStore, workers: int
 ) -> list[TaskValidity]:
+    """Both episodes of a task run close together (the tasks in groups of ``workers``: their nops,
+    then their oracles), so that the oracle finds the services its task's nop used, reset, in the pool
+    of :func:`reusing_services` instead of starting them again."""
     with_reference = [format_of(task).has_reference(task) for task in tasks]
-    requests = [EpisodeRequest(task, "nop", role="check") for task in tasks]
-    requests += [
-        EpisodeRequest(task, "oracle", role="check")
-        for task, has in zip(tasks, with_reference, strict=True)
-        if has
-    ]
-    records = iter(
-        evaluate(
+    requests: list[EpisodeRequest] = []
+    nop_at: list[int] = []
+    oracle_at: dict[int, int] = {}
+    for start in range(0, len(tasks), workers):
+        group = range(start, min(start + workers, len(tasks)))
+        for index in group:
+            nop_at.append(len(requests))
+            requests.append(EpisodeRequest(tasks[index], "nop", role="check"))
+        for index in (i for i in group if with_reference[i]):
+            oracle_at[index] = len(requests)
+            requests.append(EpisodeRequest(tasks[index], "oracle", role="check"))
+    with reusing_services(idle_limit=SERVICE_SETS_KEPT_PER_WORKER * workers):
+        records = evaluate(
             requests, agents=build_agents(["oracle", "nop"]), backend=backend, store=store, workers=workers
         )
-    )
-    nops = [next(records) for _ in tasks]
     return [
-        TaskValidity(task.task_id, oracle=next(records) if has else None, nop=nop)
-        for task, has, nop in zip(tasks, with_reference, nops, strict=True)
+        TaskValidity(
+            task.task_id,
+            oracle=records[oracle_at[index]] if index in oracle_at else None,
+            nop=records[nop_at[index]],
+        )
+        for index, task in enumerate(tasks)
     ]
 
 

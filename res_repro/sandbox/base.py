@@ -29,6 +29,7 @@ TRANSFER_ROOTS = (APP_DIR, TESTS_DIR, SOLUTION_DIR, LOGS_DIR, TMP_DIR)
 
 MAX_SYMLINKS = 40  # links followed while resolving a host path inside a sandbox
 DRAIN_GRACE_S = 2.0  # how long to collect output once the process tree has been killed
+LAST_STATUS = '"$?"'  # the shell word for the exit status of the last command
 
 
 class SandboxError(RuntimeError):
@@ -157,7 +158,12 @@ class ShellFraming:
 
     def command_line(self, script: str) -> bytes:
         """The line that makes the shell source the file ``script`` and then print the end frame."""
-        return f"command . {script} </dev/null 2>&1; printf '\\n%s %d\\n' {self.nonce} \"$?\"\n".encode()
+        return f"command . {script} </dev/null 2>&1; {self.end_frame(LAST_STATUS)}\n".encode()
+
+    def end_frame(self, status: str, stream: int = 1) -> str:
+        """The shell command that prints the end frame with the exit status ``status`` (a shell word such
+        as ``"$?"``) on file descriptor ``stream``."""
+        return f"printf '\\n%s %d\\n' {self.nonce} {status} >&{stream}"
 
     def begin(self, cap: int, kill_after: int) -> None:
         """Start collecting a new command's output: keep ``cap`` bytes, flag it past ``kill_after``."""
@@ -165,9 +171,14 @@ class ShellFraming:
         self.kill_after = kill_after
 
     @property
+    def received(self) -> int:
+        """Bytes of the current command's output that have arrived so far, kept or not."""
+        return self.output.total + len(self._pending)
+
+    @property
     def over_limit(self) -> bool:
         """True once the command has written more than its kill limit (it must then be killed)."""
-        return self.output.total + len(self._pending) > self.kill_after
+        return self.received > self.kill_after
 
     def feed(self, chunk: bytes) -> int | None:
         """Consume shell output; return the command's exit status when its frame has arrived."""

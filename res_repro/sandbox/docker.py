@@ -1,17 +1,18 @@
-"""The Docker backend: one container per sandbox, commands run with ``docker exec``.
+"""The Docker backend: one container per sandbox, commands run by a runner shell inside it.
 
 The container idles on a small supervisor shell under Docker's init (which reaps orphans), has no
 network unless the spec allows it, and gets the spec's memory, CPU and file-size limits plus the
 configured cap on process count (``--pids-limit``). /app and /tmp are tmpfs-backed volumes of the
-configured workspace size (the image's /app is copied in), so filling them fills no host disk; /dev/shm
-has the same size. Its
-environment holds the image's variables and the spec's, never the harness's.
+configured workspace size (the image's /app is copied in: read once per image and process, from a
+created and never started container), so filling them fills no host disk; /dev/shm has the same size.
+Its environment holds the image's variables and the spec's, never the harness's.
 
-Timeouts and the output kill limit are enforced from the host: every command records its process id
-in the container and carries a marker variable, and a second exec freezes and kills that process, its
-descendants and any marked orphan (a daemon that detached itself). When the process limit leaves no
-room for that exec, the supervisor is signalled instead and kills every process but itself and init.
-Output is read in chunks and kept up to the cap. Close removes the container and its volumes.
+Each command is one line to a persistent runner shell (:mod:`.docker_exec`): one engine round trip
+instead of an exec's three API calls. Timeouts and the output kill limit are enforced from the host:
+every command carries a marker variable, and a second exec freezes and kills everything the runner
+started, its descendants and any marked orphan (a daemon that detached itself). When the process limit
+leaves no room for that exec, the supervisor is signalled instead and kills every process but itself
+and init. Output is read in chunks and kept up to the cap. Close removes the container and its volumes.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ import io
 import os
 import posixpath
 import secrets
-import select
-import struct
 import tarfile
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -34,13 +35,11 @@ from typing import TYPE_CHECKING, Any
 from res_repro.sandbox.base import (
     AGENT_LOGS_DIR,
     APP_DIR,
-    DRAIN_GRACE_S,
     MAX_SYMLINKS,
     SOLUTION_DIR,
     TESTS_DIR,
     TMP_DIR,
     VERIFIER_LOGS_DIR,
-    CappedBuffer,
     ExecResult,
     FramedShell,
     Sandbox,
@@ -49,6 +48,7 @@ from res_repro.sandbox.base import (
     ShellFraming,
     sandbox_path,
 )
+from res_repro.sandbox.docker_exec import CommandRunner, ExecStream
 from res_repro.sandbox.docker_images import build_environment_image, ensure_image
 
 if TYPE_CHECKING:
@@ -65,24 +65,26 @@ MARKER_VAR = "RES_EXEC"  # set in every command's environment; inherited by what
 EXHAUSTED_SHARE = 0.9  # above this share of the pids limit in use, a timeout kills every process
 CAPPED_FOLDERS = {"/app": "0755", "/tmp": "1777"}  # tmpfs volumes of the configured workspace size
 KILLED_EXIT_CODE = -9
-_POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
-_FRAME_HEADER = struct.Struct(">BxxxL")
+SEEDS_KEPT = 8  # images whose /app is kept in memory (a start then needs no second container)
 
-# Runs as ``sh -c KILL_TREE sh <VAR=marker>``. The roots are the processes Docker started (parent 0)
-# or that were orphaned (parent 1) whose environment holds the marker; the script stops them and their
+# Runs as ``sh -c KILL_TREE sh <VAR=marker> [runner]``. The roots are the processes Docker started
+# (parent 0) or that were orphaned (parent 1) whose environment holds the marker, and every process the
+# given command runner started (it runs one command at a time); the script stops them and their
 # descendants until the set no longer grows (a stopped process cannot fork), then kills them all, and
 # prints how many processes the container has left. It fails when it cannot fork. Writes no file (the
 # disk may be full) and uses only sh, tr, grep, awk and sort.
 KILL_TREE = r"""
 mark="$1"
+runner="${2:--}"
 tree() {
   for s in /proc/[0-9]*/stat; do
     read -r line < "$s" 2>/dev/null || continue
     p=${s#/proc/}; p=${p%/stat}
     set -- ${line##*) }
     m=0
-    case "$2" in 0|1)
-      [ "$p" != 1 ] && tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "$mark" && m=1;;
+    case "$2" in
+      0|1) [ "$p" != 1 ] && tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "$mark" && m=1;;
+      "$runner") m=1;;
     esac
     echo "$p $2 $m"
   done | awk '{ parent[$1] = $2; if ($3 == 1) queue[++n] = $1 }
@@ -103,6 +105,8 @@ echo $#
 """
 
 _LIVE: set[DockerSandbox] = set()  # open sandboxes, closed at exit if the caller did not
+_SEEDS: OrderedDict[str, bytes | None] = OrderedDict()  # image id -> tar of its /app (None: no /app)
+_SEEDS_LOCK = threading.Lock()
 
 
 @atexit.register
@@ -187,47 +191,6 @@ def _no_space(exc: Exception) -> bool:
     return "no space left on device" in str(exc).lower()
 
 
-class ExecStream:
-    """The socket of an attached exec: Docker's multiplexed frames in, stdin bytes out."""
-
-    def __init__(self, api: docker.APIClient, exec_id: str) -> None:
-        self.exec_id = exec_id
-        self._io = api.exec_start(exec_id, socket=True)
-        self._sock = getattr(self._io, "_sock", self._io)
-        self._poller = select.poll()
-        self._poller.register(self._sock.fileno(), _POLL_IN)
-        self._buffer = bytearray()
-
-    def send(self, data: bytes) -> None:
-        """Write to the exec's stdin."""
-        self._sock.sendall(data)
-
-    def read(self, timeout: float) -> list[tuple[int, bytes]] | None:
-        """Frames (stream number, bytes) that arrive within ``timeout`` seconds; None at end of stream."""
-        pending = getattr(self._sock, "pending", None)
-        if not (pending and pending()) and not self._poller.poll(max(timeout, 0) * 1000):
-            return []
-        data = self._sock.recv(65536)
-        if not data:
-            return None
-        self._buffer += data
-        frames = []
-        while len(self._buffer) >= _FRAME_HEADER.size:
-            kind, size = _FRAME_HEADER.unpack_from(self._buffer)
-            end = _FRAME_HEADER.size + size
-            if len(self._buffer) < end:
-                break
-            frames.append((kind, bytes(self._buffer[_FRAME_HEADER.size : end])))
-            del self._buffer[:end]
-        return frames
-
-    def close(self) -> None:
-        """Close the connection."""
-        for handle in (self._io, self._sock):
-            with suppress(OSError):
-                handle.close()
-
-
 class DockerSandbox(Sandbox):
     """A sandbox that is one Docker container; see the module docstring."""
 
@@ -237,6 +200,8 @@ class DockerSandbox(Sandbox):
         self._owns_client = client is None
         self._container: Any = None
         self._shell: DockerShell | None = None
+        self._runners: list[CommandRunner] = []  # idle command runners
+        self._runners_lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------------------
 
@@ -303,7 +268,7 @@ class DockerSandbox(Sandbox):
             raise SandboxError(f"cannot start a container: {exc}") from exc
         _LIVE.add(self)
         try:
-            self._prepare(image)
+            self._prepare(self._container.attrs["Image"])
         except OSError as exc:
             self.close()
             raise SandboxError(f"cannot prepare the container's folders: {exc}") from exc
@@ -311,33 +276,52 @@ class DockerSandbox(Sandbox):
             self.close()
             raise
 
-    def _prepare(self, image: str) -> None:
+    def _prepare(self, image_id: str) -> None:
         """Copy the image's /app into its capped volume, create the Harbor folders, add the workspace."""
-        seed = self._image_folder(image, APP_DIR)
+        seed = self._image_app(image_id)
         if seed is not None:
             self._put_archive("/", seed)
         folders = (APP_DIR, TESTS_DIR, SOLUTION_DIR, VERIFIER_LOGS_DIR, AGENT_LOGS_DIR, TMP_DIR)
-        self.run_quietly(["sh", "-c", f'mkdir -p "$@" && chmod 1777 {TMP_DIR}', "sh", *folders])
-        for link, target in self.spec.aliases:
-            self.run_quietly(["ln", "-sfn", sandbox_path(target), link])
+        links = [f"ln -sfn {sandbox_path(target)} {link}" for link, target in self.spec.aliases]
+        setup = " && ".join([f'mkdir -p "$@" && chmod 1777 {TMP_DIR}', *links])
+        done = self.exec(["sh", "-c", setup, "sh", *folders], 60.0)
+        if not done.ok:
+            raise SandboxError(
+                f"preparing the container's folders failed ({done.exit_code}): {done.stderr[-500:]}"
+            )
         if self.spec.workspace is not None:
             self.put_dir(self.spec.workspace, APP_DIR)
 
-    def _image_folder(self, image: str, folder: str) -> bytes | None:
-        """A tar of ``folder`` as the image has it (a volume mounted there hides it), None if absent."""
+    def _image_app(self, image_id: str) -> bytes | None:
+        """A tar of /app as the image has it (the capped volume mounted there hides it), None if absent.
+
+        Read once per image and process: the first start of an image reads it from a created, never
+        started container; later starts take the copy kept in memory (for :data:`SEEDS_KEPT` images).
+        """
         import docker.errors
 
+        with _SEEDS_LOCK:
+            if image_id in _SEEDS:
+                _SEEDS.move_to_end(image_id)
+                return _SEEDS[image_id]
         api = self.client.api
-        with engine_errors(f"reading the image's {folder}"):
-            created = api.create_container(image, entrypoint=IDLE_COMMAND[:1], command=IDLE_COMMAND[1:])["Id"]
+        with engine_errors(f"reading the image's {APP_DIR}"):
+            created = api.create_container(image_id, entrypoint=IDLE_COMMAND[:1], command=IDLE_COMMAND[1:])[
+                "Id"
+            ]
         try:
-            chunks, _ = api.get_archive(created, folder)
-            return b"".join(chunks)
+            chunks, _ = api.get_archive(created, APP_DIR)
+            seed: bytes | None = b"".join(chunks)
         except docker.errors.NotFound:
-            return None
+            seed = None
         finally:
             with suppress(docker.errors.DockerException):
                 api.remove_container(created, force=True)
+        with _SEEDS_LOCK:
+            _SEEDS[image_id] = seed
+            while len(_SEEDS) > SEEDS_KEPT:
+                _SEEDS.popitem(last=False)
+        return seed
 
     def close(self) -> None:
         """Kill and remove the container (idempotent)."""
@@ -346,6 +330,10 @@ class DockerSandbox(Sandbox):
         if self._shell is not None:
             self._shell.release()
             self._shell = None
+        with self._runners_lock:
+            runners, self._runners = self._runners, []
+        for runner in runners:
+            runner.close()
         container, self._container = self._container, None
         if container is not None:
             with suppress(docker.errors.NotFound, docker.errors.APIError):
@@ -384,14 +372,16 @@ class DockerSandbox(Sandbox):
             )["Id"]
             return ExecStream(self.client.api, exec_id)
 
-    def kill_tree(self, marker: str) -> None:
+    def kill_tree(self, marker: str, runner: str = "") -> None:
         """Kill the command whose environment carries ``marker``, its descendants and marked orphans.
+
+        With ``runner`` (a command runner's process id), every process that runner started is killed too.
 
         When the process limit is (nearly) exhausted, no precise kill is possible (the kill command may
         not even start): then every process but the supervisor and init is killed.
         """
         try:
-            left = self.run_quietly(["sh", "-c", KILL_TREE, "sh", f"{MARKER_VAR}={marker}"])
+            left = self.run_quietly(["sh", "-c", KILL_TREE, "sh", f"{MARKER_VAR}={marker}", runner])
             exhausted = int(left.strip() or 0) >= EXHAUSTED_SHARE * self.spec.limits.pids
         except (SandboxError, ValueError):
             exhausted = True
@@ -428,52 +418,64 @@ class DockerSandbox(Sandbox):
         env: dict[str, str] | None = None,
         output_cap: int | None = None,
     ) -> ExecResult:
-        """Run one command as a new exec (a string goes to ``sh -c``); see :meth:`Sandbox.exec`."""
+        """Run one command through a runner shell (a string goes to ``sh -c``); see :meth:`Sandbox.exec`."""
         argv = ["sh", "-c", command] if isinstance(command, str) else list(command)
-        marker = secrets.token_hex(8)
         started = time.perf_counter()
-        stream = self.attach(argv, cwd=cwd, env=env, stdin=False, marker=marker)
-        cap = self.spec.output_cap(output_cap)
-        sinks = {1: CappedBuffer(cap), 2: CappedBuffer(cap)}
+        runner = self._take_runner()
         try:
-            timed_out, flooded = self._pump(stream, sinks, started + timeout, marker)
-        finally:
-            stream.close()
-        code = KILLED_EXIT_CODE if timed_out or flooded else self.exit_code(stream.exec_id)
+            done = runner.run(
+                argv,
+                cwd=cwd,
+                env=env or {},
+                cap=self.spec.output_cap(output_cap),
+                kill_after=self.spec.limits.output_kill_bytes,
+                deadline=started + timeout,
+            )
+        except OSError as exc:  # the runner's connection broke
+            runner.close()
+            raise SandboxError(f"docker: running a command failed: {exc}") from exc
+        self._return_runner(runner)
+        killed = done.timed_out or done.flooded
+        out, err = done.stdout.output, done.stderr.output
         return ExecResult(
-            exit_code=code,
-            stdout=sinks[1].text(),
-            stderr=sinks[2].text(),
-            timed_out=timed_out,
-            truncated=sinks[1].truncated or sinks[2].truncated,
+            exit_code=KILLED_EXIT_CODE if killed else -1 if done.status is None else done.status,
+            stdout=out.text(),
+            stderr=err.text(),
+            timed_out=done.timed_out,
+            truncated=out.truncated or err.truncated,
             seconds=time.perf_counter() - started,
-            output_bytes=sinks[1].total + sinks[2].total,
-            output_killed=flooded,
+            output_bytes=out.total + err.total,
+            output_killed=done.flooded,
         )
 
-    def _pump(
-        self, stream: ExecStream, sinks: dict[int, CappedBuffer], deadline: float, marker: str
-    ) -> tuple[bool, bool]:
-        """Route frames into ``sinks`` until the stream ends, killing the tree at ``deadline`` or once
-        the output passes the kill limit. Return (timed out, killed for output)."""
-        timed_out = False
+    def _take_runner(self) -> CommandRunner:
+        """An idle command runner, or a new one when every runner is busy (commands run at once)."""
+        self._require_started()
         while True:
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0:
-                if timed_out:
-                    return True, False
-                self.kill_tree(marker)
-                timed_out, deadline = True, time.perf_counter() + DRAIN_GRACE_S
-                continue
-            frames = stream.read(remaining)
-            if frames is None:
-                return timed_out, False
-            for kind, data in frames:
-                sinks.get(kind, sinks[1]).add(data)
-            if not timed_out and sinks[1].total + sinks[2].total > self.spec.limits.output_kill_bytes:
-                stream.close()  # first: an engine left writing output that nobody reads blocks new execs
-                self.kill_tree(marker)
-                return False, True
+            with self._runners_lock:
+                idle = self._runners.pop() if self._runners else None
+            if idle is None:
+                break
+            if not idle.ended():
+                return idle
+            idle.close()
+        with engine_errors("starting the command runner"):
+            try:
+                return CommandRunner(self._attach_runner, self.kill_tree, MARKER_VAR)
+            except OSError as exc:
+                raise SandboxError(f"docker: the command runner did not start: {exc}") from exc
+
+    def _attach_runner(self, argv: list[str], marker: str) -> ExecStream:
+        """Start a runner shell's exec (stdin attached) in /app."""
+        return self.attach(argv, cwd=APP_DIR, env=None, stdin=True, marker=marker)
+
+    def _return_runner(self, runner: CommandRunner) -> None:
+        """Keep a runner that is still usable for the next command; drop one that is not."""
+        with self._runners_lock:
+            if runner.alive and self._container is not None:
+                self._runners.append(runner)
+                return
+        runner.close()
 
     def shell(self) -> DockerShell:
         """The persistent ``sh`` of this sandbox (started on first use)."""

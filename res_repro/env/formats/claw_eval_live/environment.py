@@ -22,7 +22,7 @@ from res_repro.env.formats.claw_eval_live.grading import (
     grade_reply,
     run_grader,
 )
-from res_repro.env.formats.claw_eval_live.services import ServiceManager
+from res_repro.env.formats.claw_eval_live.services import ServiceManager, lease_services
 from res_repro.env.formats.claw_eval_live.task_file import (
     GRADER_FILE,
     TASK_FILE,
@@ -191,14 +191,15 @@ class ClawEvalLiveEnvironment:
 def open_claw_eval_live(
     task: Task, backend: Backend, seed: int, *, judge: Judge | None = None
 ) -> Iterator[ClawEvalLiveEnvironment]:
-    """Start the task's services on free ports (and, for a task that works in the shell sandbox, a
-    sandbox of ``backend`` holding its files), yield its environment, and always stop them.
+    """Start the task's services on free ports (within :func:`.services.reusing_services`, take them
+    from its pool, reset) and, for a task that works in the shell sandbox, a sandbox of ``backend``
+    holding its files; yield its environment, and always stop them (or give the services back).
 
     Bind ``judge`` with :func:`functools.partial` for graders that ask an LLM judge.
     """
     config: ClawEvalLiveConfig = task.config
     extra = config.spec.model_extra or {}
-    with ServiceManager(config.spec.services, config.checkout) as services, ExitStack() as stack:
+    with lease_services(config.spec.services, config.checkout) as services, ExitStack() as stack:
         sandbox = None
         if needs_workspace(extra):
             staging = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="res-workspace-")))

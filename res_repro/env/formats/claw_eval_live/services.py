@@ -1,4 +1,5 @@
-"""A task's mock HTTP services, started on free ports for one episode and always stopped.
+"""A task's mock HTTP services, started on free ports for one episode and always stopped, or, within
+:func:`reusing_services`, kept for the task's next episode and reset to their fixtures before it.
 
 Each service gets a port nobody else holds (the choice and the start happen under a process-wide
 lock, and chosen ports stay reserved until the services stop, so parallel episodes never collide).
@@ -18,7 +19,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -232,3 +234,122 @@ class ServiceManager:
         with _PORT_LOCK:
             _RESERVED.difference_update(self.ports.values())
         self.ports.clear()
+
+
+def _key(services: Sequence[ServiceDef], cwd: Path) -> tuple[str, ...]:
+    """What makes two episodes' services interchangeable: the checkout and every definition."""
+    return (str(cwd), *(service.model_dump_json() for service in services))
+
+
+def resettable(services: Sequence[ServiceDef]) -> bool:
+    """Whether every service has a reset endpoint, so that started services can serve another episode."""
+    return all(service.reset_endpoint is not None for service in services)
+
+
+class ServicePool:
+    """Started services kept between episodes of the same task and reset before each reuse.
+
+    Only services that all have a reset endpoint are kept. At most ``idle_limit`` sets wait unused; the
+    one unused longest is stopped (in the background, off the episode's path) when another set joins.
+    """
+
+    def __init__(self, idle_limit: int) -> None:
+        self.idle_limit = idle_limit
+        self._idle: dict[tuple[str, ...], list[ServiceManager]] = {}
+        self._order: list[ServiceManager] = []  # idle sets, least recently released first
+        self._lock = threading.Lock()
+        self._stopping: list[threading.Thread] = []
+
+    def acquire(self, services: Sequence[ServiceDef], cwd: Path) -> ServiceManager:
+        """An idle set of these services, reset to their fixtures, or a newly started one."""
+        key = _key(services, cwd)
+        with self._lock:
+            waiting = self._idle.get(key)
+            manager = waiting.pop() if waiting else None
+            if manager is not None:
+                self._order.remove(manager)
+        if manager is not None:
+            try:
+                manager.reset()
+                return manager
+            except ServiceError:  # a service died or hung while idle: start afresh
+                manager.stop()
+        manager = ServiceManager(services, cwd)
+        manager.start()
+        return manager
+
+    def release(self, manager: ServiceManager, *, reusable: bool) -> None:
+        """Keep ``manager`` for the next episode of its task when ``reusable`` and its services allow it;
+        otherwise stop it."""
+        if not (reusable and resettable(manager.services)):
+            manager.stop()
+            return
+        with self._lock:
+            self._idle.setdefault(_key(manager.services, manager.cwd), []).append(manager)
+            self._order.append(manager)
+            evicted = self._order[: max(len(self._order) - self.idle_limit, 0)]
+            for old in evicted:
+                self._order.remove(old)
+                self._idle[_key(old.services, old.cwd)].remove(old)
+        for old in evicted:
+            self._stop_later(old)
+
+    def _stop_later(self, manager: ServiceManager) -> None:
+        thread = threading.Thread(target=manager.stop, name="res-stop-services", daemon=True)
+        thread.start()
+        self._stopping.append(thread)
+
+    def close(self) -> None:
+        """Stop every idle set (in parallel) and wait until every stop has finished."""
+        with self._lock:
+            idle, self._order, self._idle = self._order, [], {}
+        for manager in idle:
+            self._stop_later(manager)
+        for thread in self._stopping:
+            thread.join()
+        self._stopping.clear()
+
+
+_POOL_LOCK = threading.Lock()
+_POOL: ServicePool | None = None  # the pool of the run in progress, if any (see reusing_services)
+
+
+@contextmanager
+def reusing_services(idle_limit: int) -> Iterator[ServicePool]:
+    """Within the block, episodes of the same task share started services (reset between episodes)
+    through one process-wide pool; at its end every kept service is stopped.
+
+    Outside such a block every episode starts and stops its own services. Nested blocks share the
+    outermost pool.
+    """
+    global _POOL
+    with _POOL_LOCK:
+        outer = _POOL
+        if outer is None:
+            _POOL = ServicePool(idle_limit)
+        pool = _POOL
+    try:
+        yield pool
+    finally:
+        if outer is None:
+            with _POOL_LOCK:
+                _POOL = None
+            pool.close()
+
+
+@contextmanager
+def lease_services(services: Sequence[ServiceDef], cwd: Path) -> Iterator[ServiceManager]:
+    """Running services for one episode: from the active :func:`reusing_services` pool (reset to their
+    fixtures) or started for the episode alone; given back, or stopped, when the episode ends."""
+    pool = _POOL
+    if pool is None:
+        with ServiceManager(services, cwd) as manager:
+            yield manager
+        return
+    manager = pool.acquire(services, cwd)
+    reusable = False
+    try:
+        yield manager
+        reusable = True
+    finally:
+        pool.release(manager, reusable=reusable)
