@@ -17,7 +17,7 @@ CLAW := $(if $(CLAW_EVAL_LIVE_DIR),benchmark=claw_eval_live,)
 comma := ,
 TABLE1_SUITES := claw_bundled,workspace_bundled,terminal_bundled$(if $(CLAW_EVAL_LIVE_DIR),$(comma)claw_eval_live,)
 
-.PHONY: help install system-deps test test-fast lint format table1 table2 table3 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench notebook mlflow-ui clean paper mutation
+.PHONY: help install system-deps test test-fast lint format table1 table2 table3 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench bench-peers notebook mlflow-ui clean paper mutation
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "} {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -99,6 +99,9 @@ check: install ## Validate the bundled terminal suite with oracle and nop
 
 bench: install ## Print every performance figure (medians, ratios to a baseline, targets)
 	$(PY) benchmarks/run_all.py
+
+bench-peers: install ## res-repro beside inspect-ai and Harbor on one trivial task (side environments in .peers/)
+	$(PY) benchmarks/bench_peers.py
 
 notebook: install ## Execute notebooks/table1_from_mlflow.ipynb against the project's MLflow store
 	$(VENV)/bin/jupyter-execute notebooks/table1_from_mlflow.ipynb

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import os
 import secrets
+import select
 import signal
 import time
 from contextlib import suppress
@@ -22,7 +23,7 @@ from pathlib import Path
 
 GROUP_PARENT = "res-repro"
 KILL_ROUNDS = 50
-KILL_PAUSE_S = 0.02
+KILL_PAUSE_S = 0.02  # the longest wait for killed processes to exit, per round
 
 
 def _mounts() -> list[tuple[str, str, set[str]]]:
@@ -118,15 +119,16 @@ class PidsCgroup:
             return []
 
     def kill(self) -> list[int]:
-        """SIGKILL every process in the cgroup until none is left (bounded); return any survivors."""
+        """SIGKILL every process in the cgroup until none is left (bounded); return any survivors.
+
+        Each round waits for the killed processes to exit (their pidfds turn readable once they are
+        zombies, which are out of the cgroup) rather than sleeping a fixed pause.
+        """
         for _ in range(KILL_ROUNDS):
             pids = self.pids()
             if not pids:
                 return []
-            for pid in pids:
-                with suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(KILL_PAUSE_S)
+            _kill_and_wait(pids, KILL_PAUSE_S)
         return self.pids()
 
     def remove(self) -> None:
@@ -140,6 +142,46 @@ class PidsCgroup:
                 return
             except OSError:
                 time.sleep(KILL_PAUSE_S)
+
+
+def _kill_and_wait(pids: list[int], timeout: float) -> None:
+    """SIGKILL ``pids`` and wait up to ``timeout`` seconds for all of them to exit (a fixed pause where
+    the kernel has no pidfds)."""
+    fds: list[int] = []
+    try:
+        for pid in pids:
+            try:
+                fd = os.pidfd_open(pid)
+            except ProcessLookupError:
+                continue
+            except OSError:  # no pidfds here: signal by pid and pause
+                with suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+                continue
+            fds.append(fd)
+            with suppress(ProcessLookupError, PermissionError):
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
+        if len(fds) < len(pids):
+            time.sleep(timeout)
+        _wait_readable(fds, time.monotonic() + timeout)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _wait_readable(fds: list[int], deadline: float) -> None:
+    """Wait until every fd in ``fds`` is readable (a pidfd: its process has exited) or ``deadline``."""
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    waiting = set(fds)
+    while waiting:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return
+        for fd, _ in poller.poll(remaining * 1000):
+            poller.unregister(fd)
+            waiting.discard(fd)
 
 
 def pids_cgroup(limit: int) -> PidsCgroup | None:

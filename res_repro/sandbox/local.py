@@ -34,6 +34,7 @@ import tempfile
 import threading
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
 
@@ -58,6 +59,7 @@ from res_repro.sandbox.base import (
     sandbox_path,
 )
 from res_repro.sandbox.cgroups import PidsCgroup, pids_cgroup
+from res_repro.sandbox.watch import FolderWatch
 
 BASE_ENV = {"PATH": SANDBOX_PATH, "HOME": APP_DIR, "LANG": "C.UTF-8", "TERM": "dumb"}
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin")
@@ -130,27 +132,33 @@ def system_mount_args() -> list[str]:
     return args
 
 
-def unreadable_entries(top: str) -> list[str]:
+def unreadable_entries(top: str, watch: FolderWatch | None = None) -> list[str]:
     """Entries below the host folder ``top`` that not everyone may read: regular files without the
     world-read bit and folders without world read and search (whose contents are then not listed).
 
-    Symlinks are skipped: one that points at such a file reaches the mask over it.
+    Symlinks are skipped: one that points at such a file reaches the mask over it. Each folder walked is
+    added to ``watch`` before it is listed, so a change during the scan is not missed.
     """
     found: list[str] = []
-    for folder, dirs, files in os.walk(top):
-        for name in list(dirs):
-            path = os.path.join(folder, name)
-            with suppress(OSError):
-                mode = os.lstat(path).st_mode
-                if stat.S_ISDIR(mode) and mode & 0o005 != 0o005:
-                    found.append(path)
-                    dirs.remove(name)
-        for name in files:
-            path = os.path.join(folder, name)
-            with suppress(OSError):
-                mode = os.lstat(path).st_mode
-                if stat.S_ISREG(mode) and not mode & 0o004:
-                    found.append(path)
+    pending = [top]
+    while pending:
+        folder = pending.pop()
+        if watch is not None:
+            watch.add(folder)
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                mode = entry.stat(follow_symlinks=False).st_mode
+            except OSError:
+                continue
+            if stat.S_ISDIR(mode):
+                (found if mode & 0o005 != 0o005 else pending).append(entry.path)
+            elif stat.S_ISREG(mode) and not mode & 0o004:
+                found.append(entry.path)
     return found
 
 
@@ -163,16 +171,40 @@ def _stable_unreadable_entries() -> tuple[str, ...]:
     return tuple(path for top in tops for path in unreadable_entries(top))
 
 
+class _ChangingEntries:
+    """:func:`unreadable_entries` of :data:`CHANGING_SYSTEM_DIRS`, scanned again only once a folder in
+    them has changed (an entry created, removed, renamed or re-permissioned; see :class:`FolderWatch`)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._watch: FolderWatch | None = None
+        self._entries: tuple[str, ...] = ()
+
+    def current(self) -> tuple[str, ...]:
+        """The entries as the folders are now."""
+        with self._lock:
+            if self._watch is None or self._watch.changed():
+                if self._watch is not None:
+                    self._watch.close()
+                self._watch = FolderWatch()
+                tops = [top for top in CHANGING_SYSTEM_DIRS if os.path.isdir(top)]
+                self._entries = tuple(p for top in tops for p in unreadable_entries(top, self._watch))
+            return self._entries
+
+
+_CHANGING = _ChangingEntries()
+
+
 def host_secret_masks() -> list[str]:
     """bwrap arguments that hide every host system entry not everyone may read behind an empty,
     read-only one (``/dev/null`` for a file, a read-only tmpfs for a folder).
 
-    Built for every command (``/etc`` takes milliseconds), so that a key written after the harness
-    started is masked too; an entry removed since the scan is left out, as bwrap cannot mount on it.
+    Built for every command, so that a key written after the harness started is masked too: ``/etc`` is
+    scanned again whenever inotify says it changed; an entry removed since the scan is left out, as
+    bwrap cannot mount on it.
     """
-    changing = [p for top in CHANGING_SYSTEM_DIRS if os.path.isdir(top) for p in unreadable_entries(top)]
     args: list[str] = []
-    for path in [*_stable_unreadable_entries(), *changing]:
+    for path in [*_stable_unreadable_entries(), *_CHANGING.current()]:
         if not os.path.lexists(path):
             continue
         if os.path.isdir(path):
@@ -239,6 +271,30 @@ def unmount_workspace(folder: Path) -> None:
     """Detach the workspace tmpfs from ``folder`` lazily, as ``umount --lazy`` does (its contents are
     freed with it)."""
     _libc().umount2(os.fsencode(folder), _MNT_DETACH)
+
+
+def _remove_folders(base: Path, *, capped: bool) -> None:
+    """Delete a closed sandbox's private folders, unmounting its workspace tmpfs first when ``capped``."""
+    if capped:
+        unmount_workspace(base / "fs")
+    shutil.rmtree(base, ignore_errors=True)
+
+
+_RECLAIMER: dict[int, ThreadPoolExecutor] = {}  # by process id: a forked child starts its own
+
+
+def _reclaim(base: Path, *, capped: bool) -> None:
+    """:func:`_remove_folders` on a background thread, off the episode's path: unmounting and removing
+    a mount point wait on the kernel for 10-30 ms, and nothing uses the folders once the sandbox's
+    processes are dead. Pending removals finish before the interpreter exits; during its exit, and
+    wherever no thread can start, they run at once."""
+    try:
+        pool = _RECLAIMER.setdefault(
+            os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-cleanup")
+        )
+        pool.submit(_remove_folders, base, capped=capped)
+    except RuntimeError:  # the interpreter is shutting down
+        _remove_folders(base, capped=capped)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -355,6 +411,7 @@ class LocalSandbox(Sandbox):
             return
         _checked_bwrap()
         host_tool("prlimit", "util-linux")
+        _stable_unreadable_entries()  # scanned here, once per process, not inside a command's timeout
         self._base = Path(tempfile.mkdtemp(prefix="res-sandbox-"))
         _LIVE.add(self)
         try:
@@ -395,9 +452,7 @@ class LocalSandbox(Sandbox):
             cgroup.remove()
         base, self._base, self._root = self._base, None, None
         if base is not None:
-            if self.workspace_capped:
-                unmount_workspace(base / "fs")
-            shutil.rmtree(base, ignore_errors=True)
+            _reclaim(base, capped=self.workspace_capped)
         _LIVE.discard(self)
 
     def _require_started(self) -> Path:

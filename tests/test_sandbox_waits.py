@@ -1,0 +1,74 @@
+"""The local sandbox's waits on kernel events: the inotify watch that tells when ``/etc`` must be scanned
+again, and the cgroup kill that waits for processes to exit instead of sleeping fixed pauses."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from res_repro.sandbox import cgroups
+from res_repro.sandbox.local import unreadable_entries
+from res_repro.sandbox.watch import FolderWatch
+
+
+def test_watch_reports_nothing_until_a_watched_folder_changes(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    watch = FolderWatch()
+    unreadable_entries(str(tmp_path), watch)
+    try:
+        assert not watch.changed()
+        (tmp_path / "elsewhere.txt").touch()  # the top folder is watched
+        assert watch.changed()
+        assert not watch.changed()  # each change is reported once
+        (tmp_path / "sub" / "key").write_text("k")
+        assert watch.changed()
+        os.chmod(tmp_path / "sub" / "key", 0o600)  # a permission change below a watched folder
+        assert watch.changed()
+    finally:
+        watch.close()
+
+
+def test_scan_finds_unreadable_files_and_folders_below_readable_ones(tmp_path: Path) -> None:
+    (tmp_path / "open").mkdir()
+    secret, closed = tmp_path / "open" / "key", tmp_path / "closed"
+    secret.write_text("k")
+    secret.chmod(0o600)
+    closed.mkdir(mode=0o700)
+    (tmp_path / "open" / "plain").write_text("p")
+    (tmp_path / "link").symlink_to(secret)
+    assert sorted(unreadable_entries(str(tmp_path))) == sorted([str(secret), str(closed)])
+
+
+def test_cgroup_kill_waits_for_the_exit_not_a_fixed_pause() -> None:
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        started = time.monotonic()
+        cgroups._kill_and_wait([sleeper.pid], timeout=30.0)
+        waited = time.monotonic() - started
+        assert sleeper.poll() == -9
+        assert waited < 10.0, f"the kill waited {waited:.1f} s: it slept instead of waiting for the exit"
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+@pytest.mark.skipif(cgroups.pids_hierarchy() is None, reason="no writable pids cgroup on this host")
+def test_cgroup_remove_leaves_no_process_and_no_cgroup() -> None:
+    group = cgroups.pids_cgroup(16)
+    assert group is not None
+    proc = subprocess.Popen(["sh", "-c", f"echo $$ > {group.procs_file} && exec sleep 60"])
+    try:
+        deadline = time.monotonic() + 10
+        while not group.pids() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert group.pids() == [proc.pid]
+        group.remove()
+        assert proc.wait(timeout=10) == -9
+        assert not group.path.exists()
+    finally:
+        proc.kill()
+        proc.wait()
