@@ -312,6 +312,7 @@ def test_the_parent_reference_runs_on_a_copy_of_the_child_that_is_removed_after(
         p for p in outside if p.parts[0] != "solution"
     }
     assert not cross["path"].parent.exists()
+    assert [call["seed"] for call in scripted_runs.calls] == [0, 0, 0]  # the default seed
 
 
 @pytest.mark.parametrize(
