@@ -246,3 +246,14 @@ def test_the_rpr_tests_use_the_pooled_ratio_and_the_runs_resamples_and_seed():
     assert RPR.permutation(a, b, _settings(200, 3)) == expected.p_value
     for test in (RPR.paired, RPR.permutation):
         assert len({test(a, b, _settings(n, seed)) for n, seed in [(200, 3), (200, 5), (201, 3)]}) == 3
+
+
+def test_the_rpr_permutation_test_swaps_pooled_items_not_mean_counts():
+    def records(*counts: tuple[int, int]) -> list[EpisodeRecord]:
+        return [_record(items=(True,) * k + (False,) * (n - k)) for k, n in counts]
+
+    a, b = records((4, 6), (0, 1), (2, 5)), records((0, 2), (1, 4), (3, 4))
+    # observed |4/10 - 6/12| = 0.1; of the 8 swaps of whole tasks, only swapping the second task alone or
+    # the first and third (|3/7 - 7/15| = 0.038) fall under it: p = 6/8
+    assert RPR.permutation is not None
+    assert RPR.permutation(a, b, SETTINGS) == pytest.approx(0.75)
