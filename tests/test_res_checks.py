@@ -244,7 +244,9 @@ def _record(passed: bool, score: float, stop_reason: str = "answered", error: st
 @pytest.fixture
 def scripted_runs(monkeypatch):
     """The validity check's three runs scripted: ``outcomes`` answers each (reference, nop, parent's
-    reference) in order; ``calls`` records what ran on what, its reference folder read while it ran."""
+    reference) in order; ``calls`` records what ran on what, its reference folder read while it ran.
+    ``outcomes`` is only read, never consumed: a parametrized list stays whole for a later run of the
+    same test in the same process (as mutation testing does)."""
     state = SimpleNamespace(outcomes=[], calls=[])
 
     def run(task, agent, **kwargs):
@@ -264,7 +266,7 @@ def scripted_runs(monkeypatch):
                 **kwargs,
             }
         )
-        return state.outcomes.pop(0)
+        return state.outcomes[len(state.calls) - 1]
 
     monkeypatch.setattr(checks, "run_episode", run)
     return state
@@ -310,6 +312,7 @@ def test_the_parent_reference_runs_on_a_copy_of_the_child_that_is_removed_after(
         p for p in outside if p.parts[0] != "solution"
     }
     assert not cross["path"].parent.exists()
+    assert [call["seed"] for call in scripted_runs.calls] == [0, 0, 0]  # the default seed
 
 
 @pytest.mark.parametrize(

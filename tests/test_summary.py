@@ -16,7 +16,7 @@ from hydra_config import metric_settings
 
 from res_repro.env.grade import Grade, RubricItem
 from res_repro.evaluation.episode import EpisodeRecord
-from res_repro.evaluation.metrics import RateEstimate
+from res_repro.evaluation.metrics import RateEstimate, pooled_rpr_with_ci
 from res_repro.evaluation.statistics import (
     paired_bootstrap,
     paired_permutation_test,
@@ -111,6 +111,12 @@ def test_the_score_is_a_mean_with_a_student_t_interval():
     assert (estimate.value, estimate.n) == (pytest.approx(0.4), 3)
     assert estimate.low == pytest.approx(0.4 - 0.49683, abs=1e-5)
     assert estimate.high == pytest.approx(0.4 + 0.49683, abs=1e-5)
+    # at 50%: t(0.75, 2 df) = 0.81650 times the standard error 0.2 / sqrt(3) = 0.11547
+    half = NATIVE_SCORE.estimate(_scores(0.2, 0.4, 0.6), metric_settings(confidence=0.5))
+    assert (half.low, half.high) == (
+        pytest.approx(0.4 - 0.09428, abs=1e-5),
+        pytest.approx(0.4 + 0.09428, abs=1e-5),
+    )
 
 
 def test_scores_are_compared_by_a_paired_bootstrap_and_a_permutation_test():
@@ -139,6 +145,19 @@ def test_rpr_pools_items_with_a_cluster_bootstrap_interval():
     assert (estimate.value, estimate.n) == (pytest.approx(0.7), 2)
     assert (estimate.low, estimate.high) == (pytest.approx(0.6), pytest.approx(0.8))
     assert RPR.estimate([_record()], SETTINGS) == RateEstimate(0.0, 0.0, 0.0, 0)
+
+
+def test_the_rpr_interval_is_drawn_with_the_settings_resamples_seed_and_confidence():
+    records = _rubric(0, 1, 3, 4, 5, 2)
+    drawn = RPR.estimate(records, metric_settings(confidence=0.8, n_bootstrap=50, seed=3))
+    assert drawn == pooled_rpr_with_ci(records, 0.8, n_bootstrap=50, seed=3)
+    assert drawn.value == pytest.approx(15 / 30)
+    for other in ({"seed": 4}, {"n_bootstrap": 60}, {"confidence": 0.9}):
+        settings = metric_settings(**{"confidence": 0.8, "n_bootstrap": 50, "seed": 3, **other})
+        assert (RPR.estimate(records, settings).low, RPR.estimate(records, settings).high) != (
+            drawn.low,
+            drawn.high,
+        )
 
 
 def test_rpr_is_compared_by_a_paired_cluster_bootstrap_and_a_permutation_test():
@@ -227,3 +246,14 @@ def test_the_rpr_tests_use_the_pooled_ratio_and_the_runs_resamples_and_seed():
     assert RPR.permutation(a, b, _settings(200, 3)) == expected.p_value
     for test in (RPR.paired, RPR.permutation):
         assert len({test(a, b, _settings(n, seed)) for n, seed in [(200, 3), (200, 5), (201, 3)]}) == 3
+
+
+def test_the_rpr_permutation_test_swaps_pooled_items_not_mean_counts():
+    def records(*counts: tuple[int, int]) -> list[EpisodeRecord]:
+        return [_record(items=(True,) * k + (False,) * (n - k)) for k, n in counts]
+
+    a, b = records((4, 6), (0, 1), (2, 5)), records((0, 2), (1, 4), (3, 4))
+    # observed |4/10 - 6/12| = 0.1; of the 8 swaps of whole tasks, only swapping the second task alone or
+    # the first and third (|3/7 - 7/15| = 0.038) fall under it: p = 6/8
+    assert RPR.permutation is not None
+    assert RPR.permutation(a, b, SETTINGS) == pytest.approx(0.75)

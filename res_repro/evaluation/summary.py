@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import (
@@ -62,14 +63,24 @@ class Metric:
     permutation: PairedTest | None = None
 
 
-def _rate(rule: SuccessRule) -> Callable[[Records, MetricSettings], RateEstimate]:
+def _rate(rule: SuccessRule, records: Records, s: MetricSettings) -> RateEstimate:
     """The rate of ``rule`` over records, with its Wilson interval."""
-    return lambda records, s: rate_with_ci([rule(r, s) for r in records], s.confidence)
+    return rate_with_ci([rule(r, s) for r in records], s.confidence)
 
 
-def _mcnemar(rule: SuccessRule) -> PairedTest:
+def _mcnemar(rule: SuccessRule, a: Records, b: Records, s: MetricSettings) -> float:
     """Exact McNemar p of ``rule``'s verdicts on paired records."""
-    return lambda a, b, s: mcnemar_exact([rule(r, s) for r in a], [rule(r, s) for r in b]).p_value
+    return mcnemar_exact([rule(r, s) for r in a], [rule(r, s) for r in b]).p_value
+
+
+def _mean_score(records: Records, s: MetricSettings) -> RateEstimate:
+    """The mean native score with its Student t interval."""
+    return mean_with_ci(_scores(records), s.confidence)
+
+
+def _pooled_rpr(records: Records, s: MetricSettings) -> RateEstimate:
+    """The pooled rubric pass rate with its per-task cluster bootstrap interval."""
+    return pooled_rpr_with_ci(records, s.confidence, n_bootstrap=s.n_bootstrap, seed=s.seed)
 
 
 def _scores(records: Records) -> list[float]:
@@ -124,28 +135,44 @@ def _rpr_permutation(a: Records, b: Records, s: MetricSettings) -> float | None:
 PERMUTATION = f"paired permutation (exact up to {EXACT_PERMUTATION_MAX} differing tasks, else Monte Carlo)"
 """How a permutation p beside a bootstrap is computed, for notes."""
 
+# Each rate metric binds its success rule with partial: _rate and _mcnemar run when a table uses them.
 BINARY_PASS = Metric(
-    "Pass@1", "pass_at_1", _rate(verifier_passed), _mcnemar(verifier_passed), "Wilson", "exact McNemar"
+    "Pass@1",
+    "pass_at_1",
+    partial(_rate, verifier_passed),
+    partial(_mcnemar, verifier_passed),
+    "Wilson",
+    "exact McNemar",
 )
 NATIVE_PASS = Metric(
-    "Pass@1", "pass_at_1", _rate(native_passed), _mcnemar(native_passed), "Wilson", "exact McNemar"
+    "Pass@1",
+    "pass_at_1",
+    partial(_rate, native_passed),
+    partial(_mcnemar, native_passed),
+    "Wilson",
+    "exact McNemar",
 )
 NATIVE_SCORE = Metric(
     "Score",
     "score",
-    lambda rs, s: mean_with_ci(_scores(rs), s.confidence),
+    _mean_score,
     _score_bootstrap,
     "Student t",
     "paired bootstrap over tasks",
     _score_permutation,
 )
 TCR = Metric(
-    "TCR@80", "tcr_at_80", _rate(rubric_completed), _mcnemar(rubric_completed), "Wilson", "exact McNemar"
+    "TCR@80",
+    "tcr_at_80",
+    partial(_rate, rubric_completed),
+    partial(_mcnemar, rubric_completed),
+    "Wilson",
+    "exact McNemar",
 )
 RPR = Metric(
     "RPR",
     "rpr",
-    lambda rs, s: pooled_rpr_with_ci(rs, s.confidence, n_bootstrap=s.n_bootstrap, seed=s.seed),
+    _pooled_rpr,
     _rpr_bootstrap,
     "per-task cluster bootstrap",
     "paired cluster bootstrap over tasks",
