@@ -30,7 +30,6 @@ import shutil
 import signal
 import stat
 import subprocess
-import tempfile
 import threading
 import time
 from collections import deque
@@ -58,6 +57,7 @@ from res_repro.sandbox.base import (
     sandbox_path,
 )
 from res_repro.sandbox.cgroups import PidsCgroup, pids_cgroup
+from res_repro.sandbox.owner import OWNER_VAR, current_owner, owned_tempdir
 
 BASE_ENV = {"PATH": SANDBOX_PATH, "HOME": APP_DIR, "LANG": "C.UTF-8", "TERM": "dumb"}
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin")
@@ -355,7 +355,7 @@ class LocalSandbox(Sandbox):
             return
         _checked_bwrap()
         host_tool("prlimit", "util-linux")
-        self._base = Path(tempfile.mkdtemp(prefix="res-sandbox-"))
+        self._base = owned_tempdir("sandbox")
         _LIVE.add(self)
         try:
             root, control = self._base / "fs", self._base / "ctl"
@@ -463,7 +463,7 @@ class LocalSandbox(Sandbox):
             stdin=stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
-            env=BASE_ENV,
+            env={**BASE_ENV, OWNER_VAR: current_owner().label()},
             start_new_session=True,
         )
         with self._lock:
