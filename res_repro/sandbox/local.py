@@ -80,6 +80,16 @@ CONTAINER_CAPABILITIES = (
     "AUDIT_WRITE",
     "NET_RAW",
 )
+# Kernel settings are global, not per namespace: bwrap leaves /proc/sys writable to a privileged sandbox
+# (root could drop the host's caches), so it is bound read-only, with the SysRq trigger, as Docker does.
+KERNEL_SETTINGS = (
+    "--ro-bind",
+    "/proc/sys",
+    "/proc/sys",
+    "--ro-bind-try",
+    "/proc/sysrq-trigger",
+    "/proc/sysrq-trigger",
+)
 KILLED_EXIT_CODE = -signal.SIGKILL
 CONTROL_DIR = "/.res"  # read-only in the sandbox: the persistent shell's command files
 # Runs as ``sh -c JOIN_CGROUP <cgroup.procs> argv...``: joins the cgroup, then becomes argv.
@@ -193,7 +203,7 @@ def isolation_args(*, allow_network: bool, binds: list[str], masks: list[str] | 
         args.append("--share-net")
     system = [*system_mount_args(), *(masks or [])]
     read_only = ["--remount-ro", "/dev", "--remount-ro", "/"]
-    return [*args, *system, "--proc", "/proc", "--dev", "/dev", *binds, *read_only]
+    return [*args, *system, "--proc", "/proc", *KERNEL_SETTINGS, "--dev", "/dev", *binds, *read_only]
 
 
 @functools.cache
