@@ -179,3 +179,12 @@ def test_sweep_lines_name_each_kind() -> None:
         "removed 1 stale folders left by killed runs",
     ]
     assert len(sweep_lines(counts, every_kind=True)) == 3
+
+
+def test_clean_stale_prints_one_line_per_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    from res_repro.subcommands import SUBCOMMANDS
+
+    assert SUBCOMMANDS["clean-stale"](["--no-docker"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[3] for line in lines] == ["processes", "mounts", "folders", "cgroups"]
+    assert all(line.startswith("removed ") and line.endswith(" left by killed runs") for line in lines)
