@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from res_repro.pipelines.reporting import HYDRA_COPIES, redact_run_files
+from res_repro.pipelines.reporting import HYDRA_COPIES, redact_config_copies
 from res_repro.tracking import REDACTED
 
 SECRET = "sk-canary-0a1b2c3d4e5f60718293a4b5c6d7e8f9"
@@ -40,10 +40,10 @@ def test_hydra_copies_of_the_config_lose_their_secrets_and_become_private(tmp_pa
     for name in HYDRA_COPIES:
         (hydra / name).write_text(f"- executor.runtime_env.env_vars.OPENAI_API_KEY={SECRET}\n")
         (hydra / name).chmod(0o644)
-    cfg = OmegaConf.create(
-        {"paths": {"output_dir": str(tmp_path)}, "executor": {"runtime_env": {"env_vars": {"K": SECRET}}}}
-    )
-    redact_run_files(cfg)
+    (tmp_path / "multirun.yaml").write_text(f"K={SECRET}\n")
+    cfg = OmegaConf.create({"executor": {"runtime_env": {"env_vars": {"K": SECRET}}}})
+    redact_config_copies(cfg, tmp_path, tmp_path)
+    assert (tmp_path / "multirun.yaml").read_text() == f"K={REDACTED}\n"
     for name in HYDRA_COPIES:
         assert (hydra / name).read_text() == f"- executor.runtime_env.env_vars.OPENAI_API_KEY={REDACTED}\n"
         assert stat.S_IMODE((hydra / name).stat().st_mode) == 0o600

@@ -64,12 +64,20 @@ HYDRA_COPIES = ("config.yaml", "hydra.yaml", "overrides.yaml")  # in the run fol
 
 
 def redact_run_files(cfg: DictConfig) -> None:
+    """Under Hydra, :func:`redact_config_copies` of this job's run folder and multirun folder (a config
+    composed without Hydra has no copies)."""
+    from hydra.core.hydra_config import HydraConfig
+
+    if HydraConfig.initialized():
+        redact_config_copies(cfg, Path(cfg.paths.output_dir), multirun_dir())
+
+
+def redact_config_copies(cfg: DictConfig, run_dir: Path, sweep_dir: Path | None) -> None:
     """Replace the config's secrets (see :func:`res_repro.tracking.secret_values`) in Hydra's copies of
-    the config, the run folder's ``.hydra`` files and a multirun's ``multirun.yaml``, and make them
-    readable by their owner only."""
+    the config, ``run_dir``'s ``.hydra`` files and a multirun's ``multirun.yaml``, and make them readable
+    by their owner only."""
     secrets = secret_values(flatten(OmegaConf.to_container(cfg, resolve=True)))  # type: ignore[arg-type]
-    paths = [Path(cfg.paths.output_dir) / ".hydra" / name for name in HYDRA_COPIES]
-    sweep_dir = multirun_dir()
+    paths = [run_dir / ".hydra" / name for name in HYDRA_COPIES]
     redact_files([*paths, sweep_dir / "multirun.yaml"] if sweep_dir else paths, secrets)
 
 
