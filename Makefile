@@ -17,7 +17,7 @@ CLAW := $(if $(CLAW_EVAL_LIVE_DIR),benchmark=claw_eval_live,)
 comma := ,
 TABLE1_SUITES := claw_bundled,workspace_bundled,terminal_bundled$(if $(CLAW_EVAL_LIVE_DIR),$(comma)claw_eval_live,)
 
-.PHONY: help install system-deps test test-fast lint format table1 table2 table3 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench bench-peers notebook mlflow-ui clean paper mutation
+.PHONY: help install system-deps test test-fast lint format table1 table2 table3 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench bench-peers notebook mlflow-ui clean paper mutation security-report
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "} {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -44,6 +44,9 @@ lint: install ## Check style with ruff and the import layers with import-linter 
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+
+security-report: install ## Run the fault and escape suite (tests/fault_suite.py) and print its figures: escapes blocked per backend, fault kinds, bad-input kinds
+	$(PY) scripts/security_report.py -n auto
 
 mutation: install ## Mutation testing of the core modules against their own tests, a score each (MUTATE=path.py: one)
 	$(PY) scripts/mutation.py $(MUTATE)

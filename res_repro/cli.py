@@ -1,7 +1,7 @@
 """``res-repro``: Hydra-configured pipelines, plus plain subcommands such as ``check``.
 
-The plain subcommands (``check``, ``validate``, ``view``, ``export-sft``, ``export-harbor``) live in
-:mod:`res_repro.subcommands`; anything else is handed to Hydra, so
+The plain subcommands (``check``, ``validate``, ``view``, ``export-sft``, ``export-harbor``,
+``clean-stale``) live in :mod:`res_repro.subcommands`; anything else is handed to Hydra, so
 ``res-repro experiment=table1`` and ``res-repro -m metrics.threshold=0.7,0.8`` work as usual.
 """
 

@@ -36,14 +36,18 @@ def record_fields(record: Any) -> dict[str, Any]:
 
 
 def write_json_atomic(path: Path | str, data: Any, *, durable: bool = True) -> None:
-    """Write ``data`` as JSON to ``path`` through a temporary file beside it and a rename; the folder is
-    created when missing.
+    """Write ``data`` as JSON to ``path`` with :func:`write_bytes_atomic`."""
+    # one compact dumps: the C encoder (indenting falls back to the pure-Python one)
+    write_bytes_atomic(path, json.dumps(data, default=str).encode(), durable=durable)
+
+
+def write_bytes_atomic(path: Path | str, payload: bytes, *, durable: bool = True) -> None:
+    """Write ``payload`` to ``path``, readable by its owner only (0600), through a temporary file beside
+    it and a rename; the folder is created when missing.
 
     ``durable`` also fsyncs before the rename, so the write survives a power loss; caches whose entries
     can be recomputed skip it. Plain ``os`` calls keep this cheap enough for one cache entry per turn.
     """
-    # one compact dumps: the C encoder (indenting falls back to the pure-Python one)
-    payload = json.dumps(data, default=str).encode()
     target = os.fspath(path)
     folder, name = os.path.split(target)
     temp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")

@@ -1,7 +1,7 @@
 """The plain subcommands of ``res-repro`` (``check``, ``validate``, ``view``, ``export-sft``,
-``export-harbor``), by name in :data:`SUBCOMMANDS`. Each parses its own arguments and returns an exit
-status; bad input raises :class:`~res_repro.errors.UserInputError`. Each imports what it needs when it
-runs, so ``res-repro --help`` and the Hydra runs stay quick to start.
+``export-harbor``, ``clean-stale``), by name in :data:`SUBCOMMANDS`. Each parses its own arguments
+and returns an exit status; bad input raises :class:`~res_repro.errors.UserInputError`. Each imports
+what it needs when it runs, so ``res-repro --help`` and the Hydra runs stay quick to start.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ def _check(argv: list[str]) -> int:
     from res_repro.evaluation.check import LoadFailure, check_tasks, summary_line
     from res_repro.evaluation.store import EpisodeStore
     from res_repro.sandbox import sandbox_class
+    from res_repro.sandbox.stale import clean_stale
 
     parser = argparse.ArgumentParser(prog="res-repro check", description=_check.__doc__)
     _target_arguments(parser)
@@ -67,6 +68,8 @@ def _check(argv: list[str]) -> int:
     sandbox_class(args.sandbox)  # an unknown backend stops here, before any task is read
     found = _targets(args)
     tasks = [t for t in found if not isinstance(t, TaskFormatError)]
+    for line in clean_stale(docker=args.sandbox == "docker"):
+        print(line)
     checked = iter(
         check_tasks(tasks, backend=args.sandbox, store=EpisodeStore(args.cache_dir), workers=args.workers)
     )
@@ -205,10 +208,23 @@ def _view(argv: list[str]) -> int:
     return 0
 
 
+def _clean_stale(argv: list[str]) -> int:
+    """Remove what killed runs left behind (processes, mounts, folders, cgroups, containers, volumes)."""
+    from res_repro.sandbox.stale import clean_stale
+
+    parser = argparse.ArgumentParser(prog="res-repro clean-stale", description=_clean_stale.__doc__)
+    parser.add_argument("--no-docker", action="store_true", help="leave the Docker engine alone")
+    args = parser.parse_args(argv)
+    for line in clean_stale(docker=not args.no_docker, every_kind=True):
+        print(line)
+    return 0
+
+
 SUBCOMMANDS = {
     "check": _check,
     "validate": _validate,
     "view": _view,
     "export-sft": _export_sft,
     "export-harbor": _export_harbor,
+    "clean-stale": _clean_stale,
 }

@@ -19,7 +19,7 @@ import socket
 import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 from res_repro.config import multirun_dir
-from res_repro.storage import quarantine, sqlite_damage
+from res_repro.storage import quarantine, sqlite_damage, write_bytes_atomic
 
 if TYPE_CHECKING:  # records are only passed through to res_repro.traces
     from res_repro.evaluation.episode import EpisodeRecord
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # records are only passed through to res_repro.traces
 MAX_PARAM_CHARS = 6000  # MLflow's limit on a param value
 # config entries that hold secrets themselves (``api_key_env`` only names a variable, so it is kept)
 SECRET_NAME = re.compile(r"(^|[._-])(api[_-]?key|access[_-]?key|token|secret|password)$", re.IGNORECASE)
-REDACTED = "***"
+REDACTED = "REDACTED"  # a plain word: a redacted YAML file still parses
 
 
 def flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -60,6 +60,22 @@ def is_secret(dotted_key: str) -> bool:
 def secret_values(flat: Mapping[str, Any]) -> set[str]:
     """The values of the secret entries of a flattened config (to scrub from artifacts)."""
     return {str(v) for k, v in flat.items() if is_secret(k) and v is not None and len(str(v)) >= 4}
+
+
+def redacted(data: bytes, secrets: Iterable[str]) -> bytes:
+    """``data`` with every secret in it replaced by :data:`REDACTED`."""
+    for secret in secrets:
+        data = data.replace(secret.encode(), REDACTED.encode())
+    return data
+
+
+def redact_files(paths: Iterable[Path], secrets: Iterable[str]) -> None:
+    """Rewrite each existing file with the ``secrets`` in it replaced, readable by its owner only (such
+    files, like Hydra's copies of the config, may hold a secret that no key name marks)."""
+    secrets = list(secrets)
+    for path in paths:
+        with suppress(FileNotFoundError):
+            write_bytes_atomic(path, redacted(path.read_bytes(), secrets), durable=False)
 
 
 def config_hash(config: Mapping[str, Any]) -> str:
@@ -150,8 +166,7 @@ class MlflowTracker(Tracker):
             for path in paths:
                 data = path.read_bytes()
                 if any(secret.encode() in data for secret in self.secrets):
-                    for secret in self.secrets:
-                        data = data.replace(secret.encode(), REDACTED.encode())
+                    data = redacted(data, self.secrets)
                     path = Path(scratch) / path.name
                     path.write_bytes(data)
                 mlflow.log_artifact(str(path), artifact_path=folder)

@@ -19,6 +19,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from res_repro.sandbox.owner import OWNER_VAR, current_owner
+
 PASSED_THROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
 OUTPUT_TAIL = 2000
 
@@ -32,8 +34,11 @@ class Stopped(BaseException):
 
 
 def minimal_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The harness's PATH, HOME and locale only, plus ``extra``: no API keys, no proxies."""
+    """The harness's PATH, HOME and locale only, plus ``extra``: no API keys, no proxies; and the owner
+    label (:data:`~res_repro.sandbox.owner.OWNER_VAR`) by which a later run finds the child if this one
+    is killed before it can stop it."""
     env = {key: os.environ[key] for key in PASSED_THROUGH if key in os.environ}
+    env[OWNER_VAR] = current_owner().label()
     env.update(extra or {})
     return env
 

@@ -6,12 +6,20 @@ specs behind); model agents travel as
 its own environment (export it before ``ray start`` on every node). Task folders, the response cache and
 the episode store's folder are read by path, so on a multi-node cluster they must be on a filesystem that
 every node mounts at the same path; records are stored by the driver as each task finishes.
+
+A local instance keeps its sessions and logs inside a private (0700) scratch folder, removed at close, and
+gets ``runtime_env.env_vars`` (where a key may be passed) through its environment rather than through
+Ray's runtime environment, which Ray writes to its logs.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+import os
+import shutil
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from res_repro.agents.base import Agent
@@ -19,6 +27,7 @@ from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.executor_base import Executor
 from res_repro.evaluation.jobs import AgentRecipe, EpisodeJob, run_job
+from res_repro.sandbox.owner import owned_tempdir
 
 RAY_MISSING = "executor: ray is not installed; pip install -e '.[ray]'"
 
@@ -29,6 +38,22 @@ def _ray() -> Any:
     except ImportError:
         raise UserInputError(RAY_MISSING) from None
     return ray
+
+
+@contextmanager
+def environment(variables: Mapping[str, str]) -> Iterator[None]:
+    """This process's environment with ``variables`` set while the block runs (what it starts inherits
+    them), restored afterwards."""
+    saved = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def run_in_worker(job: EpisodeJob, agent: Agent | AgentRecipe) -> EpisodeRecord:
@@ -71,6 +96,7 @@ class RayExecutor(Executor):
         self.runtime_env = dict(runtime_env) if runtime_env else None
         self.recipes = dict(recipes or {})
         self._owns_instance = False
+        self.temp_dir: Path | None = None  # a local instance's sessions and logs
         self._remote: Any = None
         self._agents: dict[str, Any] = {}
         self._in_flight: set[Any] = set()
@@ -105,9 +131,15 @@ class RayExecutor(Executor):
         ray = _ray()
         if not ray.is_initialized():
             options: dict[str, Any] = {"include_dashboard": False, "logging_level": logging.WARNING}
+            runtime_env = dict(self.runtime_env or {})
+            inherited: dict[str, str] = {}
             if self.address is None:
-                options["num_cpus"] = self.num_cpus
-            ray.init(address=self.address, runtime_env=self.runtime_env, **options)
+                self.temp_dir = owned_tempdir("ray")
+                # Ray opens its own folder to everyone (0777): it goes inside the private one
+                options.update(num_cpus=self.num_cpus, _temp_dir=str(self.temp_dir / "ray"))
+                inherited = {str(k): str(v) for k, v in (runtime_env.pop("env_vars", None) or {}).items()}
+            with environment(inherited):
+                ray.init(address=self.address, runtime_env=runtime_env or None, **options)
             self._owns_instance = True
         self._remote = ray.remote(run_in_worker).options(num_cpus=self.task_cpus)
         self._agents = {name: ray.put(self._shippable(ray, name, agent)) for name, agent in agents.items()}
@@ -141,3 +173,6 @@ class RayExecutor(Executor):
         if self._owns_instance:
             ray.shutdown()
             self._owns_instance = False
+        if self.temp_dir is not None:
+            shutil.rmtree(self.temp_dir, ignore_errors=True)
+            self.temp_dir = None

@@ -84,17 +84,22 @@ def run_pipeline(cfg: DictConfig) -> object:
     paper's (once per multirun when its jobs share them), and serve any simulated model while it runs,
     inside the job's MLflow run (RUNNING from the start, FINISHED or FAILED at the end). With
     ``dry_run``, print the projected model usage and cost instead, running nothing. A config value out
-    of its range stops it before any work."""
+    of its range stops it before any work; Hydra's copies of the config lose their secrets, and what
+    killed runs left behind (containers, mounts, services) is removed before it starts."""
     from res_repro.pipelines.protocol import protocol_text
-    from res_repro.pipelines.reporting import job_run
+    from res_repro.pipelines.reporting import job_run, redact_run_files
     from res_repro.pipelines.simulated import simulated_models
+    from res_repro.sandbox.stale import clean_stale
 
     check_config(cfg)
+    redact_run_files(cfg)
     function = pipeline_function(cfg.task_name)
     announce_once(protocol_text(cfg))
     if cfg.dry_run:
         from res_repro.pipelines.costs import dry_run
 
         return dry_run(cfg, _lookup(PLANS, cfg.task_name, "dry_run=true has no plan for pipeline")(cfg))
+    for line in clean_stale(docker=cfg.sandbox.backend == "docker"):
+        print(line)
     with job_run(cfg), simulated_models(cfg):
         return function(cfg)

@@ -9,12 +9,21 @@ from typing import TYPE_CHECKING
 
 from omegaconf import DictConfig, OmegaConf
 
+from res_repro.config import multirun_dir
 from res_repro.errors import RunFailedError
 from res_repro.evaluation.episode import EpisodeRecord, infrastructure_failures, read_episodes
 from res_repro.pipelines.protocol import protocol_tags
 from res_repro.reporting.tables import Table
 from res_repro.storage import write_jsonl
-from res_repro.tracking import Tracker, config_hash, git_commit, tracked_run
+from res_repro.tracking import (
+    Tracker,
+    config_hash,
+    flatten,
+    git_commit,
+    redact_files,
+    secret_values,
+    tracked_run,
+)
 from res_repro.viewer import resolve_source, write_bundle
 from res_repro.viewer.sources import RUN_FILES
 
@@ -49,6 +58,27 @@ def job_run(cfg: DictConfig, tags: Mapping[str, str] | None = None) -> Iterator[
         artifact_root=cfg.paths.mlflow_artifacts,
     ) as tracker:
         yield tracker
+
+
+HYDRA_COPIES = ("config.yaml", "hydra.yaml", "overrides.yaml")  # in the run folder's .hydra
+
+
+def redact_run_files(cfg: DictConfig) -> None:
+    """Under Hydra, :func:`redact_config_copies` of this job's run folder and multirun folder (a config
+    composed without Hydra has no copies)."""
+    from hydra.core.hydra_config import HydraConfig
+
+    if HydraConfig.initialized():
+        redact_config_copies(cfg, Path(cfg.paths.output_dir), multirun_dir())
+
+
+def redact_config_copies(cfg: DictConfig, run_dir: Path, sweep_dir: Path | None) -> None:
+    """Replace the config's secrets (see :func:`res_repro.tracking.secret_values`) in Hydra's copies of
+    the config, ``run_dir``'s ``.hydra`` files and a multirun's ``multirun.yaml``, and make them readable
+    by their owner only."""
+    secrets = secret_values(flatten(OmegaConf.to_container(cfg, resolve=True)))  # type: ignore[arg-type]
+    paths = [run_dir / ".hydra" / name for name in HYDRA_COPIES]
+    redact_files([*paths, sweep_dir / "multirun.yaml"] if sweep_dir else paths, secrets)
 
 
 def publish(

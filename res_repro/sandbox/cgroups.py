@@ -1,6 +1,7 @@
 """Per-sandbox process-count limits for the local backend, through the kernel's ``pids`` cgroup.
 
-A sandbox gets its own cgroup (``res-repro/<id>``) under a writable ``pids`` hierarchy: cgroup v1's
+A sandbox gets its own cgroup (``res-repro/sandbox-<owner pid>.<owner start>-<id>``, see
+:mod:`.stale`) under a writable ``pids`` hierarchy: cgroup v1's
 ``pids`` controller, or cgroup v2 where the ``pids`` controller is (or can be) enabled for children of
 this process's cgroup. Every process of the sandbox joins it before it executes anything, so a fork
 bomb stops at ``pids.max`` and :meth:`PidsCgroup.kill` can find every process that is left.
@@ -20,6 +21,8 @@ import signal
 import time
 from contextlib import suppress
 from pathlib import Path
+
+from res_repro.sandbox.owner import current_owner
 
 GROUP_PARENT = "res-repro"
 KILL_ROUNDS = 50
@@ -189,7 +192,8 @@ def pids_cgroup(limit: int) -> PidsCgroup | None:
     base = pids_hierarchy()
     if base is None:
         return None
-    path = base / f"sandbox-{secrets.token_hex(8)}"
+    owner = current_owner()
+    path = base / f"sandbox-{owner.pid}.{owner.start}-{secrets.token_hex(8)}"
     path.mkdir()
     try:
         (path / "pids.max").write_text(str(limit))

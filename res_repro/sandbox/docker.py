@@ -50,6 +50,7 @@ from res_repro.sandbox.base import (
 )
 from res_repro.sandbox.docker_exec import CommandRunner, ExecStream
 from res_repro.sandbox.docker_images import build_environment_image, ensure_image
+from res_repro.sandbox.owner import OWNER_LABEL, current_owner
 
 if TYPE_CHECKING:
     import docker
@@ -168,9 +169,15 @@ def _dir_tar(host_dir: Path) -> bytes:
     return buffer.getvalue()
 
 
+def owner_labels() -> dict[str, str]:
+    """The labels of every container and volume this process creates: ours, and who owns it (so that a
+    later run removes them if this one is killed, see :mod:`res_repro.sandbox.stale`)."""
+    return {"res-repro.sandbox": "1", OWNER_LABEL: current_owner().label()}
+
+
 def capped_mounts(size_mb: int) -> list[Any]:
     """Anonymous tmpfs-backed volumes of ``size_mb`` for the :data:`CAPPED_FOLDERS` (removed with the
-    container)."""
+    container), labelled with their owner."""
     from docker.types import DriverConfig, Mount
 
     return [
@@ -178,6 +185,7 @@ def capped_mounts(size_mb: int) -> list[Any]:
             folder,
             None,
             type="volume",
+            labels=owner_labels(),
             driver_config=DriverConfig(
                 "local", {"type": "tmpfs", "device": "tmpfs", "o": f"size={size_mb}m,mode={mode}"}
             ),
@@ -260,7 +268,7 @@ class DockerSandbox(Sandbox):
                 ],
                 working_dir=APP_DIR,
                 environment={**BASE_ENV, **self.spec.env},
-                labels={"res-repro.sandbox": "1"},
+                labels=owner_labels(),
             )
             self._container.start()
         except docker.errors.DockerException as exc:
@@ -306,9 +314,9 @@ class DockerSandbox(Sandbox):
                 return _SEEDS[image_id]
         api = self.client.api
         with engine_errors(f"reading the image's {APP_DIR}"):
-            created = api.create_container(image_id, entrypoint=IDLE_COMMAND[:1], command=IDLE_COMMAND[1:])[
-                "Id"
-            ]
+            created = api.create_container(
+                image_id, entrypoint=IDLE_COMMAND[:1], command=IDLE_COMMAND[1:], labels=owner_labels()
+            )["Id"]
         try:
             chunks, _ = api.get_archive(created, APP_DIR)
             seed: bytes | None = b"".join(chunks)

@@ -30,7 +30,6 @@ import shutil
 import signal
 import stat
 import subprocess
-import tempfile
 import threading
 import time
 from collections import deque
@@ -59,6 +58,7 @@ from res_repro.sandbox.base import (
     sandbox_path,
 )
 from res_repro.sandbox.cgroups import PidsCgroup, pids_cgroup
+from res_repro.sandbox.owner import OWNER_VAR, current_owner, owned_tempdir
 from res_repro.sandbox.watch import FolderWatch
 
 BASE_ENV = {"PATH": SANDBOX_PATH, "HOME": APP_DIR, "LANG": "C.UTF-8", "TERM": "dumb"}
@@ -81,6 +81,16 @@ CONTAINER_CAPABILITIES = (
     "MKNOD",
     "AUDIT_WRITE",
     "NET_RAW",
+)
+# Kernel settings are global, not per namespace: bwrap leaves /proc/sys writable to a privileged sandbox
+# (root could drop the host's caches), so it is bound read-only, with the SysRq trigger, as Docker does.
+KERNEL_SETTINGS = (
+    "--ro-bind",
+    "/proc/sys",
+    "/proc/sys",
+    "--ro-bind-try",
+    "/proc/sysrq-trigger",
+    "/proc/sysrq-trigger",
 )
 KILLED_EXIT_CODE = -signal.SIGKILL
 CONTROL_DIR = "/.res"  # read-only in the sandbox: the persistent shell's command files
@@ -225,7 +235,7 @@ def isolation_args(*, allow_network: bool, binds: list[str], masks: list[str] | 
         args.append("--share-net")
     system = [*system_mount_args(), *(masks or [])]
     read_only = ["--remount-ro", "/dev", "--remount-ro", "/"]
-    return [*args, *system, "--proc", "/proc", "--dev", "/dev", *binds, *read_only]
+    return [*args, *system, "--proc", "/proc", *KERNEL_SETTINGS, "--dev", "/dev", *binds, *read_only]
 
 
 @functools.cache
@@ -412,7 +422,7 @@ class LocalSandbox(Sandbox):
         _checked_bwrap()
         host_tool("prlimit", "util-linux")
         _stable_unreadable_entries()  # scanned here, once per process, not inside a command's timeout
-        self._base = Path(tempfile.mkdtemp(prefix="res-sandbox-"))
+        self._base = owned_tempdir("sandbox")
         _LIVE.add(self)
         try:
             root, control = self._base / "fs", self._base / "ctl"
@@ -518,7 +528,7 @@ class LocalSandbox(Sandbox):
             stdin=stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
-            env=BASE_ENV,
+            env={**BASE_ENV, OWNER_VAR: current_owner().label()},
             start_new_session=True,
         )
         with self._lock:

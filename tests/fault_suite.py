@@ -1,0 +1,232 @@
+"""The fault and escape suite as one table: every escape attempt per backend, every fault kind and every
+kind of bad input, each with the outcome its tests hold it to and the tests that do so (pytest node ids;
+``file::test`` takes every parameter of the test, ``file::test[id]`` one).
+
+``scripts/security_report.py`` (``make security-report``) runs these tests and prints the figures;
+``tests/test_fault_suite.py`` checks that every test named here exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from test_bad_input import CASES as BAD_INPUT
+from test_escapes import ESCAPES
+
+BACKENDS = ("local", "docker")
+# By design, not counted: a container's own layer is writable (docs/security.md), so on Docker only the
+# host's side of "write outside the sandbox" and the capped folders are checked.
+DOCUMENTED_MISSES = {"docker": "writes to the container's own layer land in the engine's storage, by design"}
+
+
+@dataclass(frozen=True)
+class SuiteCase:
+    """One case: its kind (escape, fault, bad-input), what happens, the expected outcome, its tests."""
+
+    kind: str
+    name: str
+    expected: str
+    tests: tuple[str, ...]
+    backend: str = ""
+
+
+CONTRACT = "tests/test_sandbox_contract.py"
+FAULTS = "tests/test_faults_sandbox.py"
+BLOCKED = "blocked: nothing of the host read, written, reached or signalled"
+
+# (name, test) of the escape attempts with tests of their own, each run on both backends
+ESCAPE_TESTS = [
+    (
+        "read root-only host files (/etc/shadow, Docker's key, SSH host keys)",
+        "test_cannot_read_root_only_host_files",
+    ),
+    ("read the host's other files and the harness's environment", "test_cannot_read_host_files"),
+    (
+        "write outside the sandbox (/usr, /etc, /, /root, the checkout)",
+        "test_cannot_write_outside_the_sandbox",
+    ),
+    ("write anywhere but the workspace (/dev, /etc, /usr, /)", "test_only_the_workspace_is_writable"),
+    ("reach the network or the host's ports", "test_no_network"),
+    ("signal a host process", "test_cannot_signal_host_processes"),
+    ("see the host's processes", "test_cannot_see_host_processes"),
+    ("reach host files through a symlink handed to the file API", "test_symlinks_cannot_reach_host_files"),
+    (
+        "name paths outside the transfer folders in the file API",
+        "test_paths_outside_the_transfer_folders_are_refused",
+    ),
+    ("read API keys from the environment", "test_environment_comes_from_spec_and_call_only"),
+]
+CAPS = [
+    ("fill /dev/shm beyond the workspace cap", "test_shared_memory_is_capped"),
+    ("fill the disk beyond the workspace cap", "test_full_disk_stays_inside_the_sandbox"),
+]
+LOCAL_ONLY = {"test_only_the_workspace_is_writable"}  # on Docker it checks only /dev/shm (see above)
+
+
+def _escapes(backend: str) -> list[SuiteCase]:
+    cases = [
+        SuiteCase("escape", name, BLOCKED, (f"{CONTRACT}::{test}[{backend}]",), backend)
+        for name, test in ESCAPE_TESTS
+        if backend == "local" or test not in LOCAL_ONLY
+    ]
+    cases += [
+        SuiteCase(
+            "escape",
+            name,
+            "blocked: ENOSPC inside, the host untouched",
+            (f"{FAULTS}::{test}[{backend}]",),
+            backend,
+        )
+        for name, test in CAPS
+    ]
+    cases += [
+        SuiteCase(
+            "escape",
+            e.name,
+            BLOCKED,
+            (f"tests/test_escapes.py::test_an_escape_attempt_is_blocked[{backend}-{e.name}]",),
+            backend,
+        )
+        for e in ESCAPES
+    ]
+    return cases
+
+
+INVALID = "the task is invalid with a one-line reason; the run goes on"
+PROVIDER_ERROR = "provider_error for that episode, retried as infrastructure, never scored"
+QUARANTINED = "one line naming the file, moved aside, rebuilt by the rerun"
+FAULT_CASES = [
+    SuiteCase(
+        "fault",
+        "a grader that raises, crashes or writes garbage",
+        INVALID,
+        (
+            "tests/test_task_code.py::test_a_failing_grader_is_one_line",
+            "tests/test_task_code.py::test_check_marks_a_raising_grader_invalid_and_goes_on",
+        ),
+    ),
+    SuiteCase(
+        "fault",
+        "a grader that hangs",
+        "killed at its time limit; SIGTERM ends the run within 5 s",
+        (
+            "tests/test_task_code.py::test_a_hanging_grader_is_killed_at_the_time_limit",
+            "tests/test_task_code.py::test_sigterm_ends_a_check_stuck_in_a_grader_within_5_s",
+            "tests/test_task_code.py::test_stopping_the_harness_kills_task_code_and_refuses_new_runs",
+        ),
+    ),
+    SuiteCase(
+        "fault",
+        "a malformed provider reply (not JSON, message null, another protocol's body)",
+        PROVIDER_ERROR,
+        (
+            "tests/test_llm_agent.py::test_a_malformed_reply_is_a_provider_error",
+            "tests/test_provider_base.py::test_a_malformed_reply_names_the_error_and_shows_the_reply_cut_at_200_characters",
+        ),
+    ),
+    SuiteCase(
+        "fault",
+        "a provider that keeps failing",
+        PROVIDER_ERROR,
+        ("tests/test_llm_agent.py::test_a_provider_that_keeps_failing_is_an_infrastructure_failure",),
+    ),
+    SuiteCase(
+        "fault",
+        "a model whose every episode fails",
+        "non-zero exit, one line naming it, its rows kept",
+        ("tests/test_model_failure.py",),
+    ),
+    SuiteCase(
+        "fault",
+        "a damaged episode record (empty, truncated, not a record)",
+        QUARANTINED,
+        ("tests/test_corrupt_state.py::test_a_damaged_episode_record_is_moved_aside_and_run_again",),
+    ),
+    SuiteCase(
+        "fault",
+        "a truncated or unhashed lineage manifest",
+        QUARANTINED,
+        (
+            "tests/test_corrupt_state.py::test_a_truncated_manifest_moves_its_node_aside_and_a_rerun_rebuilds_it",
+            "tests/test_corrupt_state.py::test_a_manifest_without_an_identity_hash_is_rebuilt",
+        ),
+    ),
+    SuiteCase(
+        "fault",
+        "a lineage manifest edited by hand (depth, parent, applications)",
+        "refused: the hash covers it",
+        ("tests/test_corrupt_state.py::test_a_manifest_edited_by_hand_is_refused",),
+    ),
+    SuiteCase(
+        "fault",
+        "a damaged response cache",
+        QUARANTINED,
+        (
+            "tests/test_corrupt_state.py::test_a_damaged_response_cache_is_moved_aside_and_started_afresh",
+            "tests/test_response_cache.py::test_a_file_that_is_not_a_database_is_moved_aside_on_first_use",
+        ),
+    ),
+    SuiteCase(
+        "fault",
+        "a damaged MLflow database",
+        QUARANTINED,
+        (
+            "tests/test_corrupt_state.py::test_a_damaged_mlflow_database_is_moved_aside_and_the_run_is_recorded",
+            "tests/test_corrupt_state.py::test_a_rerun_over_damaged_state_recovers_and_names_each_file",
+        ),
+    ),
+    SuiteCase(
+        "fault",
+        "a fork bomb",
+        "capped at the pids limit, killed at the timeout",
+        (f"{FAULTS}::test_fork_bomb_is_capped_and_killed_at_the_timeout",),
+    ),
+    SuiteCase(
+        "fault",
+        "daemons that ignore SIGTERM",
+        "killed at the timeout and at close",
+        (f"{FAULTS}::test_sigterm_ignoring_daemons_die_at_timeout_and_close",),
+    ),
+    SuiteCase(
+        "fault",
+        "gigabytes of output",
+        "kept up to the cap, the command killed",
+        (f"{FAULTS}::test_gigabytes_of_output_are_cut_and_the_command_killed",),
+    ),
+    SuiteCase(
+        "fault",
+        "a service dying mid-episode",
+        "service_error, retried, never scored",
+        ("tests/test_faults_service.py",),
+    ),
+    SuiteCase(
+        "fault",
+        "the harness killed with SIGKILL",
+        "the next run removes what it left; nothing of a live run",
+        (
+            "tests/test_stale_cleanup.py",
+            "tests/test_claw_kill.py",
+        ),
+    ),
+    SuiteCase(
+        "fault",
+        "a key in the config or the environment",
+        "in no file written, none world-readable",
+        (
+            "tests/test_secret_files.py",
+            "tests/test_secrets.py",
+        ),
+    ),
+]
+
+BAD_INPUT_CASES = [
+    SuiteCase(
+        "bad-input",
+        case.kind,
+        f"one line matching {case.says!r}, exit {case.status}, no work done",
+        (f"tests/test_bad_input.py::test_bad_input_gives_one_line_and_a_non_zero_exit[{case.kind}]",),
+    )
+    for case in BAD_INPUT
+]
+
+SUITE = [*(c for backend in BACKENDS for c in _escapes(backend)), *FAULT_CASES, *BAD_INPUT_CASES]

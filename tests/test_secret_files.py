@@ -1,0 +1,98 @@
+"""A key passed in the config reaches no file the harness or Ray writes, and no file anyone may read:
+Hydra's copies of the config are redacted and private, a local Ray instance keeps its logs in a private
+folder and gets ``runtime_env.env_vars`` through its environment, never through its logged runtime env.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+from res_repro.pipelines.reporting import HYDRA_COPIES, redact_config_copies
+from res_repro.tracking import REDACTED
+
+SECRET = "sk-canary-0a1b2c3d4e5f60718293a4b5c6d7e8f9"
+KEY_VAR = "RES_FAKE_API_KEY"
+
+
+def holding_the_secret(root: Path) -> list[Path]:
+    """Regular files below ``root`` whose bytes hold :data:`SECRET`."""
+    return [p for p in root.rglob("*") if p.is_file() and SECRET.encode() in p.read_bytes()]
+
+
+def world_readable(path: Path) -> bool:
+    """Whether others may read ``path``: it has the read bit for others, and so does every folder above
+    it the search bit (checked up to the file system root)."""
+    if not path.stat().st_mode & stat.S_IROTH:
+        return False
+    return all(folder.stat().st_mode & stat.S_IXOTH for folder in path.parents)
+
+
+def test_hydra_copies_of_the_config_lose_their_secrets_and_become_private(tmp_path: Path) -> None:
+    hydra = tmp_path / ".hydra"
+    hydra.mkdir()
+    for name in HYDRA_COPIES:
+        (hydra / name).write_text(f"- executor.runtime_env.env_vars.OPENAI_API_KEY={SECRET}\n")
+        (hydra / name).chmod(0o644)
+    (tmp_path / "multirun.yaml").write_text(f"K={SECRET}\n")
+    cfg = OmegaConf.create({"executor": {"runtime_env": {"env_vars": {"K": SECRET}}}})
+    redact_config_copies(cfg, tmp_path, tmp_path)
+    assert (tmp_path / "multirun.yaml").read_text() == f"K={REDACTED}\n"
+    for name in HYDRA_COPIES:
+        assert (hydra / name).read_text() == f"- executor.runtime_env.env_vars.OPENAI_API_KEY={REDACTED}\n"
+        assert stat.S_IMODE((hydra / name).stat().st_mode) == 0o600
+
+
+@pytest.mark.slow
+def test_a_local_ray_instance_logs_no_key_in_a_private_folder() -> None:
+    ray = pytest.importorskip("ray")
+    from res_repro.evaluation.ray_executor import RayExecutor
+
+    if ray.is_initialized():
+        ray.shutdown()
+    executor = RayExecutor(workers=1, num_cpus=1, runtime_env={"env_vars": {KEY_VAR: SECRET}}).start({})
+    temp = executor.temp_dir
+    assert temp is not None
+    try:
+        assert stat.S_IMODE(temp.stat().st_mode) == 0o700
+        worker_key = ray.remote(lambda: os.environ.get(KEY_VAR))  # a lambda travels by value
+        assert ray.get(worker_key.remote()) == SECRET  # the workers still get the key
+        assert KEY_VAR not in os.environ
+        logs = [p for p in temp.rglob("*") if p.is_file()]
+        assert len(logs) > 5  # Ray's sessions and logs are there
+        assert holding_the_secret(temp) == []
+    finally:
+        executor.close()
+    assert not temp.exists()
+
+
+@pytest.mark.slow
+def test_a_run_with_a_key_in_its_config_and_environment_writes_it_nowhere(tmp_path: Path) -> None:
+    command = [
+        sys.executable,
+        "-m",
+        "res_repro",
+        "experiment=table1",
+        "benchmark=terminal_bundled",
+        "benchmark.limit=1",
+        "scaling.depth_cap=1",
+        "scaling.target=null",
+        "agents=[oracle]",
+        f"+executor.runtime_env.env_vars.OPENAI_API_KEY={SECRET}",
+        f"paths.root_dir={tmp_path}",
+        "show_progress=false",
+    ]
+    env = {**os.environ, "OPENAI_API_KEY": SECRET, KEY_VAR: SECRET}
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode == 0, result.stderr
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.parent.name == ".hydra" for p in written) and any(p.name == "mlflow.db" for p in written)
+    assert holding_the_secret(tmp_path) == []
+    for copy in (p for p in written if p.parent.name == ".hydra"):
+        assert not world_readable(copy)
