@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
 from verdicts import MET, MISSED, at_least, at_most, flat_within, growth_ratio, share_percent
 
 DEPTHS = range(1, 25)

@@ -3,15 +3,13 @@ image's /app read once per image, and the pure pieces (the runner's shell text, 
 
 from __future__ import annotations
 
-import importlib.util
 import shlex
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
+import bench_sandbox
 import pytest
 
 from res_repro.sandbox import SandboxSpec, make_sandbox
@@ -20,26 +18,14 @@ from res_repro.sandbox.docker import DockerSandbox
 from res_repro.sandbox.docker_exec import command_body, runner_line
 
 T = 10.0
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_sandbox.py"
-
-
-def bench_module() -> ModuleType:
-    """benchmarks/bench_sandbox.py as a module (the benchmarks folder is not a package)."""
-    spec = importlib.util.spec_from_file_location("bench_sandbox", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_docker_exec_verdict_fails_a_slow_command_and_passes_a_fast_one() -> None:
-    bench = bench_module()
-    slow_met, slow_line = bench.docker_exec_verdict(60.0, 0.3)  # the API-call path's cost
+    slow_met, slow_line = bench_sandbox.docker_exec_verdict(60.0, 0.3)  # the API-call path's cost
     assert not slow_met and slow_line.endswith("MISSED") and "200.0x the local shell" in slow_line
-    edge_met, _ = bench.docker_exec_verdict(bench.DOCKER_EXEC_TARGET_MS * 1.01, 0.3)
+    edge_met, _ = bench_sandbox.docker_exec_verdict(bench_sandbox.DOCKER_EXEC_TARGET_MS * 1.01, 0.3)
     assert not edge_met
-    fast_met, fast_line = bench.docker_exec_verdict(3.0, 0.3)
+    fast_met, fast_line = bench_sandbox.docker_exec_verdict(3.0, 0.3)
     assert fast_met and fast_line.endswith("met") and "20.0x faster than the old 60 ms" in fast_line
 
 
