@@ -367,6 +367,7 @@ class Config:
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
     sft: SFTConfig = field(default_factory=SFTConfig)
+    sft_recipes: dict[str, SFTConfig] = field(default_factory=dict)  # Table A3: every recipe, by sft option
     ablation: AblationConfig = field(default_factory=AblationConfig)
     sweep: SweepConfig = field(default_factory=SweepConfig)
 

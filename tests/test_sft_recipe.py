@@ -162,3 +162,27 @@ def test_the_tiny_model_trains_through_the_accelerate_launcher(tmp_path, capsys)
     assert report.tokens_cut == report.tokens - 4 * 96
     assert json.loads((result.checkpoint / REPORT_FILE).read_text())["samples_over"] == 4
     assert "res: 4 of 4 samples exceed 96 tokens" in capsys.readouterr().out
+
+
+def test_table_a3_reads_every_recipe_beside_the_paper(tmp_path):
+    from res_repro.pipelines.paper import paper_values
+    from res_repro.pipelines.table_a3 import build_table_a3
+
+    cfg = compose_config("experiment=table_a3", root=CONF_DIR.parent, output_dir=tmp_path)
+    recipes = OmegaConf.to_container(cfg.sft_recipes, resolve=True)
+    assert sorted(recipes) == sorted(o for o in SFT_OPTIONS)
+    reported = paper_values()["table_a3_sft_settings"]
+    table = build_table_a3(recipes, reported["trajectories_per_condition"])
+    rows = {row[0]: row[1:] for row in table.rows}
+    assert table.columns[1:4] == ["Qwen3.5-4B", "paper", "Qwen3.5-9B"]
+    assert rows["Epoch / updates"][:2] == ["1 / 527", f"1 / {reported['updates']}"]
+    assert (
+        rows["Effective batch size"][0] == rows["Effective batch size"][1] == reported["effective_batch_size"]
+    )
+    assert rows["Learning-rate schedule"][0].endswith("warmup (16 steps)")
+    assert rows["Optimizer"][0] == rows["Optimizer"][1] == reported["optimizer"]
+    assert "parameter offload to cpu" in rows["Distribution"][4]  # 35B-A3B
+    assert rows["Peak learning rate"][4:6] == ["5e-06", "5e-06"]
+    assert rows["Loss"][-1] == "assistant turns only" and rows["Distribution"][-1].endswith(
+        "1 CPU process(es)"
+    )

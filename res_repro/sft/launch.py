@@ -16,24 +16,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from res_repro.errors import UserInputError
+from res_repro.sft.launch_config import accelerate_settings
 from res_repro.sft.train import LOG_FILE, TrainResult
 
 WORKER = "res_repro.sft.worker"
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding this res_repro package
 TAIL = 4000  # characters of a failed run's output kept in the error
-
-
-def accelerate_settings(path: str | Path) -> dict[str, Any]:
-    """The accelerate config file named by ``sft.launch.accelerate_config``, as a dict."""
-    file = Path(path)
-    if not file.is_file():
-        raise UserInputError(
-            f"sft.launch.accelerate_config: expected an accelerate config file, got {path!r}"
-        )
-    return yaml.safe_load(file.read_text(encoding="utf-8"))
 
 
 def launch_command(launch: Mapping[str, Any], train: Mapping[str, Any], job: Path) -> list[str]:
