@@ -42,7 +42,6 @@ CHAT = {
 
 def _sft(option: str, tmp_path: Path) -> dict:
     cfg = compose_config("experiment=table2", f"sft={option}", root=tmp_path, output_dir=tmp_path / "run")
-    cfg.paths.root_dir = str(CONF_DIR.parent)
     return OmegaConf.to_container(cfg.sft, resolve=True)
 
 

@@ -25,7 +25,7 @@ from res_repro.sft.export import export_chat_jsonl, metadata_path
 from res_repro.sft.start import checked_start
 
 TEACHER = "explorer-expert"
-FAST_TRAIN = ("sft.train.max_length=256", "sft.train.max_steps=6", "sft.train.learning_rate=3e-3")
+FAST_TRAIN = ("sft.train.max_steps=6", "sft.train.learning_rate=3e-3")  # whole trajectories
 
 
 def _config(root: Path, *overrides: str) -> DictConfig:
