@@ -17,7 +17,7 @@ CLAW := $(if $(CLAW_EVAL_LIVE_DIR),benchmark=claw_eval_live,)
 comma := ,
 TABLE1_SUITES := claw_bundled,workspace_bundled,terminal_bundled$(if $(CLAW_EVAL_LIVE_DIR),$(comma)claw_eval_live,)
 
-.PHONY: help install system-deps test test-fast lint format table1 table2 table3 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench bench-peers notebook mlflow-ui clean paper mutation security-report
+.PHONY: help install system-deps test test-fast lint format table1 table2 table3 table3a table3b table3c table_a2 table_a3 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench bench-peers notebook mlflow-ui clean paper mutation security-report
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "} {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -72,6 +72,9 @@ table3c: install ## Table 3C and Figure A4: depth caps 0,1,2,3,5,10 over the sam
 table_a2: install ## Table A2 and Figure 5: proposer cost per accepted child (mean, median, P90)
 	$(CLI) experiment=table_a2 $(CLAW) save_results=true
 
+table_a3: install ## Table A3: the SFT settings of every recipe (conf/sft/), beside the paper's
+	$(CLI) experiment=table_a3 save_results=true
+
 table_a4: install ## Table A4 and Figure 4: depth budgets with historical means (the scaling target)
 	$(CLI) experiment=table_a4 $(CLAW) save_results=true
 
@@ -93,7 +96,7 @@ table2: install ## Table 2: SFT on original vs RES trajectories at equal counts 
 res-depth: install ## Scripted agents per RES depth with both ablations on every bundled suite
 	$(CLI) -m experiment=res_depth benchmark=$(CLAW_SUITE),workspace_bundled,terminal_bundled,agentce save_results=true
 
-tables: table1 table2 table3a table3b table3c table_a2 table_a4 table_a5 table_a6 table_a7 ## Every table of the paper
+tables: table1 table2 table3a table3b table3c table_a2 table_a3 table_a4 table_a5 table_a6 table_a7 ## Every table of the paper
 
 paper: tables figures res-depth ## Everything: every table, every figure and the depth study, into results/
 

@@ -276,16 +276,26 @@ class SFTTrainConfig:
     epochs: float = MISSING
     max_steps: int | None = None  # None: as many as ``epochs`` take
     per_device_batch_size: int = MISSING
-    gradient_accumulation_steps: int = MISSING
+    effective_batch_size: int = MISSING  # examples per update; accumulation = this / (batch x processes)
     lr_scheduler: str = MISSING
     warmup_ratio: float = MISSING
-    max_length: int = MISSING  # tokens per sequence
-    optimizer: str = MISSING
+    max_length: int = MISSING  # tokens per sequence; longer samples are cut and counted
+    packing: bool = MISSING  # pack whole samples into rows of max_length (the batch then counts rows)
+    optimizer: str = MISSING  # a transformers optimizer name; a DeepSpeed config's optimizer replaces it
     weight_decay: float = 0.0
-    assistant_only_loss: bool = MISSING  # needs a chat template with {% generation %} markers
-    bf16: bool = MISSING
+    assistant_only_loss: bool = MISSING  # labels on the chat template's assistant turns only
+    bf16: bool = MISSING  # bf16 compute over fp32 master weights
     activation_checkpointing: bool = MISSING  # recompute activations in backward (saves memory)
+    attn_implementation: str = MISSING  # sdpa | eager | flash_attention_2 (when installed)
     logging_steps: int = 1
+
+
+@dataclass
+class SFTLaunchConfig:
+    """How ``accelerate launch`` starts each run: its config file and, optionally, the process count."""
+
+    accelerate_config: str = MISSING  # a file in conf/sft/accelerate/
+    num_processes: int | None = None  # None: the accelerate config's num_processes
 
 
 @dataclass
@@ -316,6 +326,7 @@ class SFTConfig:
     model_path: str | None = MISSING  # a local checkpoint directory (init=pretrained)
     tiny: TinyModelConfig | None = None  # the random model's sizes (init=tiny)
     train: SFTTrainConfig = field(default_factory=SFTTrainConfig)
+    launch: SFTLaunchConfig = field(default_factory=SFTLaunchConfig)
     collection: SFTCollectionConfig = field(default_factory=SFTCollectionConfig)
     evaluation: SFTEvaluationConfig = field(default_factory=SFTEvaluationConfig)
 
@@ -356,6 +367,7 @@ class Config:
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
     sft: SFTConfig = field(default_factory=SFTConfig)
+    sft_recipes: dict[str, SFTConfig] = field(default_factory=dict)  # Table A3: every recipe, by sft option
     ablation: AblationConfig = field(default_factory=AblationConfig)
     sweep: SweepConfig = field(default_factory=SweepConfig)
 

@@ -37,6 +37,7 @@ from res_repro.config import (
     SandboxConfig,
     ScalingConfig,
     SFTCollectionConfig,
+    SFTLaunchConfig,
     SFTTrainConfig,
     SweepConfig,
     TinyModelConfig,
@@ -162,12 +163,13 @@ RANGES: dict[type, dict[str, Bound]] = {
         "epochs": POSITIVE,
         "max_steps": COUNT,
         "per_device_batch_size": COUNT,
-        "gradient_accumulation_steps": COUNT,
+        "effective_batch_size": COUNT,
         "warmup_ratio": UNIT,
         "max_length": COUNT,
         "weight_decay": NON_NEGATIVE,
         "logging_steps": COUNT,
     },
+    SFTLaunchConfig: {"num_processes": COUNT},
     SFTCollectionConfig: {"per_condition": COUNT},
 }
 

@@ -19,7 +19,6 @@ TINY = (
     "scaling.depth_cap=2",
     "scaling.target=null",
     "show_progress=false",
-    "sft.train.max_length=256",
     "sft.train.max_steps=4",
 )
 

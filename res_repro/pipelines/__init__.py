@@ -39,6 +39,7 @@ PIPELINES: dict[str, str] = {
     "table3b": "res_repro.pipelines.table3:run_table3b",
     "table3c": "res_repro.pipelines.table3c:run_table3c",
     "table_a2": "res_repro.pipelines.table_a2:run_table_a2",
+    "table_a3": "res_repro.pipelines.table_a3:run_table_a3",
     "table_a4": "res_repro.pipelines.table_a4:run_table_a4",
     "table_a5": "res_repro.pipelines.table_a5:run_table_a5",
     "table_a6": "res_repro.pipelines.table_a6:run_table_a6",

@@ -88,10 +88,12 @@ def publish(
     metrics: Mapping[str, float],
     extra: Sequence[Path] = (),
     figures: Mapping[str, Figure] | None = None,
+    per_benchmark: bool = True,
 ) -> list[Path]:
     """Write ``table`` (Markdown, CSV, LaTeX) and figures (PNG, PDF) to the run folder, print the table,
     and record an MLflow run with all of them; a run with episode or lineage records also gets the
-    viewer's pages (``view/``, the same as ``res-repro view --bundle``)."""
+    viewer's pages (``view/``, the same as ``res-repro view --bundle``). A table of settings rather than
+    of a benchmark's results (``per_benchmark=False``) is saved without the benchmark in its name."""
     out = Path(cfg.paths.output_dir)
     figures = dict(figures or {})
     if figures:  # a pipeline that drew figures has loaded matplotlib already
@@ -99,7 +101,7 @@ def publish(
     artifacts = [*table.write(out, name), *extra]
     if cfg.save_results:
         results = Path(cfg.paths.results_dir)
-        table.write(results, f"{name}_{cfg.benchmark.name}")
+        table.write(results, f"{name}_{cfg.benchmark.name}" if per_benchmark else name)
         for figure_name, figure in figures.items():
             save_figure(figure, results / "figures", figure_name, close=False)
     print(table.to_markdown())

@@ -244,10 +244,14 @@ def table2_notes(
         f"{passed}trajectories (pool in brackets) are downsampled "
         f"with seed {cfg.seed} to {count} per condition. The paper uses 8428 per condition.",
         f"Both models start from {start} with seed {cfg.seed}, {count} samples and {steps} optimizer steps: "
-        f"peak LR {train.learning_rate:g}, {train.epochs:g} epoch(s), batch {train.per_device_batch_size} x "
-        f"{train.gradient_accumulation_steps} accumulation per device, {train.lr_scheduler} "
+        f"peak LR {train.learning_rate:g}, {train.epochs:g} epoch(s), effective batch "
+        f"{train.effective_batch_size}, {train.lr_scheduler} "
         f"schedule with {train.warmup_ratio:.0%} warmup, at most {train.max_length} tokens per sequence, "
-        f"{train.optimizer}. Checkpoints are in the run folder under checkpoints/.",
+        f"{train.optimizer}. Checkpoints are in the run folder under checkpoints/ (Table A3 lists every "
+        "setting).",
+        "Truncation: "
+        + "; ".join(result.truncation.line(condition) for condition, result in training.items())
+        + " (truncation.json beside each checkpoint).",
         "'not run' evaluations need the checkpoint served by an OpenAI-compatible server (for example "
         "`vllm serve <run folder>/checkpoints/sft_with_res`), a models entry whose base_url points at it "
         "(see conf/models/local_qwen.yaml), and sft.evaluation.<condition>=<that key>; the base row serves "
@@ -309,7 +313,7 @@ def run_table2(cfg: DictConfig) -> Table:
         settings=metric_settings(cfg),
     )
     table.notes = table2_notes(cfg, summaries, training, bool(keys))
-    logs = [result.checkpoint / "train_log.json" for result in training.values()]
+    logs = [file for result in training.values() for file in result.files]
     extra = [*files.values(), *logs, write_episodes([*episodes, *evaluated], out / "episodes.jsonl")]
     publish(cfg, table, "table2", metrics, extra=extra)
     return table

@@ -1,5 +1,8 @@
 """Table 2's recipe: one model per condition, from the same checkpoint, seed, sample count and steps.
 
+Each condition trains in processes started by ``accelerate launch`` (see :mod:`res_repro.sft.launch`):
+the tiny model on a CPU, the paper's models with DeepSpeed ZeRO-3 on GPUs, through the same entry point.
+
 With ``sft.init=tiny`` the shared checkpoint is built here: a tokenizer trained on the union of every
 condition's data (so neither condition gets a vocabulary of its own) and a random model drawn from the
 seed. With ``sft.init=pretrained`` it is the local directory ``sft.model_path``. Nothing is downloaded.
@@ -12,10 +15,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from res_repro.sft.launch import launch_condition
 from res_repro.sft.model import save_tiny_init
 from res_repro.sft.start import checked_start
 from res_repro.sft.tokenizer import train_tokenizer
-from res_repro.sft.train import TrainResult, train_condition
+from res_repro.sft.train import TrainResult
 
 
 def read_examples(paths: Sequence[Path]) -> Iterator[dict[str, Any]]:
@@ -42,13 +46,14 @@ def fine_tune(
     """Train one model per condition in ``data`` (condition -> chat JSONL) under ``out/<condition>``."""
     init = shared_init(sft, list(data.values()), out / "init", seed)
     return {
-        condition: train_condition(
+        condition: launch_condition(
+            sft,
             init=init,
             data=path,
             out=out / condition,
-            train=sft["train"],
             seed=seed,
             show_progress=show_progress,
+            label=condition,
         )
         for condition, path in data.items()
     }
