@@ -7,7 +7,6 @@ declares its tools as data and needs no service code of its own.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import pickle
 from collections.abc import Callable, Mapping
@@ -72,8 +71,12 @@ class FixtureService:
         return f"{prefix}-{next(self._ids)}"
 
     def snapshot(self) -> Collections:
-        """A deep copy of the current state, for graders."""
-        return copy.deepcopy(self.collections)
+        """A deep copy of the current state, for graders (through pickle, as the fixtures are frozen:
+        records of plain values copy several times faster than with ``copy.deepcopy``)."""
+        collections: Collections = pickle.loads(
+            pickle.dumps(self.collections, protocol=pickle.HIGHEST_PROTOCOL)
+        )
+        return collections
 
 
 def _matches(record: Record, criteria: Mapping[str, Any]) -> bool:

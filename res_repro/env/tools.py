@@ -17,6 +17,19 @@ from typing import Any, Protocol
 
 from jsonschema import Draft202012Validator
 
+MAX_VERDICTS = 16384  # argument verdicts kept (a schema's key and a call's arguments each)
+_VERDICTS: dict[tuple[str, str], str | None] = {}
+
+
+def _exact_json(arguments: Mapping[str, Any]) -> str | None:
+    """The JSON encoding of ``arguments`` in their order, when it decodes back to equal arguments (no
+    tuples, non-string keys or other values JSON would change); else None."""
+    try:
+        encoded = json.dumps(arguments, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    return encoded if json.loads(encoded) == arguments else None
+
 
 @dataclass(frozen=True)
 class ToolSpec:
@@ -31,8 +44,27 @@ class ToolSpec:
         """A compiled validator for the arguments."""
         return Draft202012Validator(self.input_schema)
 
+    @cached_property
+    def _schema_key(self) -> str:
+        return json.dumps(self.input_schema, sort_keys=True, default=str)
+
     def argument_error(self, arguments: Mapping[str, Any]) -> str | None:
-        """The first schema violation of ``arguments`` as one line, or None when they are valid."""
+        """The first schema violation of ``arguments`` as one line, or None when they are valid.
+
+        The verdict depends on the schema and the arguments alone, so it is kept by their JSON
+        encodings (arguments JSON carries exactly: a scaled environment's reference program makes the
+        same calls at every depth, and every fresh environment builds its tools anew)."""
+        encoded = _exact_json(arguments)
+        if encoded is None:
+            return self._first_violation(arguments)
+        key = (self._schema_key, encoded)
+        if key not in _VERDICTS:
+            if len(_VERDICTS) >= MAX_VERDICTS:
+                del _VERDICTS[next(iter(_VERDICTS))]  # the oldest entry
+            _VERDICTS[key] = self._first_violation(arguments)
+        return _VERDICTS[key]
+
+    def _first_violation(self, arguments: Mapping[str, Any]) -> str | None:
         if self.validator.is_valid(arguments):
             return None
         error = next(iter(self.validator.iter_errors(arguments)))

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from res_repro.env.errors import TaskFormatError
 from res_repro.env.formats.files import (
+    dump_json_cached,
     dump_yaml_cached,
     has_top_level_key,
     pydantic_error,
@@ -187,14 +188,15 @@ def write_fixtures(folder: Path, fixtures: Mapping[str, Mapping[str, list[dict[s
     """Write each service's collections to ``folder/<service>.json`` (the folder is created)."""
     folder.mkdir(parents=True, exist_ok=True)
     for service, collections in fixtures.items():
-        text = json.dumps(collections, indent=1, ensure_ascii=False)
+        text = dump_json_cached(collections, ensure_ascii=False)
         (folder / f"{service}.json").write_text(text + "\n", encoding="utf-8")
 
 
 def write_adapters(task_dir: Path, adapters: list[dict[str, Any]]) -> None:
     """Write the reference adapters of a scaled task (see :func:`read_adapters`)."""
     (task_dir / ADAPTERS_FILE).parent.mkdir(exist_ok=True)
-    (task_dir / ADAPTERS_FILE).write_text(json.dumps(adapters, indent=1) + "\n", encoding="utf-8")
+    text = dump_json_cached(adapters, ensure_ascii=True)
+    (task_dir / ADAPTERS_FILE).write_text(text + "\n", encoding="utf-8")
 
 
 def write_tool_task(
