@@ -131,7 +131,7 @@ class MultirunParent(Callback):
             end_parent_run(Path(config.hydra.sweep.dir), "FINISHED")
 
 
-def end_parent_run(sweep_dir: Path, status: str) -> str | None:
+def end_parent_run(sweep_dir: Path, status: str) -> str:
     """Write the sweep's parent run with ``status`` (FINISHED, or FAILED when the multirun stops early),
     its children and their summary table; return the parent's run id."""
     from res_repro.tracking.store import write_sweep

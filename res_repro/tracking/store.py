@@ -246,9 +246,16 @@ def _write_alone(record: RunRecord) -> tuple[str, str | None]:
     return run_id, experiment_id
 
 
-def _pending(uri: str, artifact_root: str | None) -> list[Path]:
+def _pending(uri: str, artifact_root: str | None) -> list[tuple[Path, RunRecord]]:
+    """The waiting records with their files (one taken by another writer meanwhile is left out)."""
     folder = pending_dir(uri, artifact_root)
-    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+    found = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            found.append((path, RunRecord.load(path)))
+        except FileNotFoundError:
+            continue
+    return found
 
 
 def _writable(record: RunRecord) -> bool:
@@ -262,7 +269,7 @@ def write_pending(uri: str, artifact_root: str | None) -> dict[str, tuple[str, s
     """Write every record waiting for the store that this process may write (see :func:`_writable`);
     records of a multirun whose driver died go under a FAILED parent. Return, per record id, its run
     id and experiment id (None for a run not written again)."""
-    writable = [p for p in _pending(uri, artifact_root) if _writable(RunRecord.load(p))]
+    writable = [path for path, record in _pending(uri, artifact_root) if _writable(record)]
     written: dict[str, tuple[str, str | None]] = {}
     sweeps: dict[str, list[RunRecord]] = defaultdict(list)
     for record in _claim(writable):
@@ -280,13 +287,13 @@ def write_pending(uri: str, artifact_root: str | None) -> dict[str, tuple[str, s
     return written
 
 
-def write_sweep(marker: Mapping[str, Any], status: str) -> str | None:
+def write_sweep(marker: Mapping[str, Any], status: str) -> str:
     """The multirun's driver at the end: write the parent run described by ``marker`` with ``status`` and
     the sweep's records as its children (one still RUNNING is written FAILED), then the summary of the
     children; when every run matches a FINISHED sweep already in the store, write nothing. Records of
     other writers that have ended are written too. Return the parent's run id."""
-    sweep = marker["sweep"]
-    mine = [p for p in _pending(marker["uri"], marker["artifact_root"]) if RunRecord.load(p).sweep == sweep]
+    pending = _pending(marker["uri"], marker["artifact_root"])
+    mine = [path for path, record in pending if record.sweep == marker["sweep"]]
     parent_id = _write_children(marker, status, _claim(mine))
     write_pending(marker["uri"], marker["artifact_root"])
     return parent_id
