@@ -15,7 +15,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from res_repro.pipelines.reporting import HYDRA_COPIES, redact_config_copies
-from res_repro.tracking import REDACTED
+from res_repro.tracking.params import REDACTED
 
 SECRET = "sk-canary-0a1b2c3d4e5f60718293a4b5c6d7e8f9"
 KEY_VAR = "RES_FAKE_API_KEY"

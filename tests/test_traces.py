@@ -7,6 +7,7 @@ import pytest
 
 from res_repro.env.grade import Grade
 from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.pipelines.reporting import write_episodes
 from res_repro.traces import model_episodes, tool_results, turns
 from res_repro.tracking import tracked_run
 
@@ -76,7 +77,7 @@ def test_a_model_episode_becomes_a_trace_of_the_run(tmp_path):
         tags={},
         artifact_root=str(tmp_path / "artifacts"),
     ) as tracker:
-        tracker.log_traces(records, limit=10)
+        tracker.log_traces(write_episodes(records, tmp_path / "episodes.jsonl"), limit=10)
     mlflow.flush_trace_async_logging()
     [trace] = mlflow.search_traces(locations=[tracker.experiment_id], return_type="list")
     assert trace.info.request_metadata["mlflow.sourceRun"] == tracker.run_id

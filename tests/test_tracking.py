@@ -8,6 +8,7 @@ import csv
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -21,15 +22,18 @@ from res_repro.evaluation.metrics import RateEstimate
 from res_repro.tracking import (
     PARENT_RUN_FILE,
     MultirunParent,
+    RunRecord,
     child_run_name,
     config_hash,
     end_parent_run,
-    fail_stale_runs,
     flatten,
+    pending_dir,
     process_identity,
     sweep_overrides,
     tracked_run,
 )
+from res_repro.tracking.processes import this_process
+from res_repro.tracking.store import fail_stale_runs
 
 
 def test_flatten_nested_mapping():
@@ -72,7 +76,8 @@ def test_disabled_tracking_records_nothing(tmp_path):
     assert tracker.run_id is None
 
 
-# The job's run: RUNNING from the start, FINISHED or FAILED at the end, also when the process is killed.
+# The job's run: a record RUNNING while the job runs, written to MLflow once, FINISHED or FAILED, when it
+# ends; also when the process is stopped by a signal, or (by the next run) when it is killed.
 
 KILLABLE_JOB = """
 import signal, sys, time
@@ -81,9 +86,9 @@ from res_repro.cli import _exit_on_sigterm
 from res_repro.tracking import tracked_run
 
 signal.signal(signal.SIGTERM, _exit_on_sigterm)
-uri, marker = sys.argv[1], Path(sys.argv[2])
-with tracked_run(enabled=True, uri=uri, experiment="kill", run_name="job", params={}, tags={}) as tracker:
-    marker.write_text(tracker.run_id)
+uri, experiment, marker = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+with tracked_run(enabled=True, uri=uri, experiment=experiment, run_name="job", params={}, tags={}):
+    marker.write_text("started")
     time.sleep(600)
 """
 
@@ -103,19 +108,31 @@ def _status(uri: str, run_id: str) -> str:
     return mlflow.tracking.MlflowClient(tracking_uri=uri).get_run(run_id).info.status
 
 
+def _runs(uri: str, experiment: str) -> list:
+    client = mlflow.tracking.MlflowClient(tracking_uri=uri)
+    found = client.get_experiment_by_name(experiment)
+    return client.search_runs([found.experiment_id]) if found else []
+
+
+def _records(uri: str) -> list[RunRecord]:
+    return [RunRecord.load(p) for p in sorted(pending_dir(uri, None).glob("*.json"))]
+
+
 @pytest.mark.slow
-def test_run_is_running_while_the_job_runs_and_a_nested_call_logs_into_it(store):
+def test_a_run_is_recorded_running_and_written_once_when_the_job_ends(store):
     uri, _ = store
-    with _run(uri) as outer:
-        assert _status(uri, outer.run_id) == "RUNNING"
+    with _run(uri, experiment="once") as outer:
+        [record] = _records(uri)
+        assert record.status == "RUNNING" and _runs(uri, "once") == []  # MLflow is not opened yet
         with _run(uri, table="table1") as inner:
             inner.log_metrics({"m": 1.0})
-        assert inner.run_id == outer.run_id
-        assert _status(uri, outer.run_id) == "RUNNING"
+        assert inner is outer
     run = mlflow.tracking.MlflowClient(tracking_uri=uri).get_run(outer.run_id)
     assert run.info.status == "FINISHED"
+    assert run.info.start_time == record.start_ms
     assert run.data.tags["table"] == "table1"
     assert run.data.metrics["m"] == 1.0
+    assert _records(uri) == []
 
 
 @pytest.mark.slow
@@ -126,45 +143,81 @@ def test_a_job_that_raises_leaves_a_failed_run(store):
     assert _status(uri, tracker.run_id) == "FAILED"
 
 
-def _start_job(uri: str, marker: Path) -> subprocess.Popen:
-    job = subprocess.Popen([sys.executable, "-c", KILLABLE_JOB, uri, str(marker)])
+def _start_job(uri: str, experiment: str, marker: Path) -> subprocess.Popen:
+    job = subprocess.Popen([sys.executable, "-c", KILLABLE_JOB, uri, experiment, str(marker)])
     deadline = time.monotonic() + 120
-    while not marker.is_file() or not marker.read_text():
-        assert job.poll() is None and time.monotonic() < deadline, "the job did not open its run"
+    while not marker.is_file():
+        assert job.poll() is None and time.monotonic() < deadline, "the job did not start its run"
         time.sleep(0.2)
     return job
 
 
 @pytest.mark.slow
-def test_sigterm_ends_the_run_failed(store):
+def test_a_live_job_keeps_its_record_and_sigterm_ends_its_run_failed(store):
     uri, folder = store
-    job = _start_job(uri, folder / "term")
+    job = _start_job(uri, "term", folder / "term")
+    with _run(uri, experiment="term"):  # another run ends meanwhile: it leaves the live job's record alone
+        pass
+    assert [r.info.run_name for r in _runs(uri, "term")] == ["r"]
+    assert any(r.run_name == "job" and r.status == "RUNNING" for r in _records(uri))
     job.send_signal(signal.SIGTERM)
     assert job.wait(timeout=60) == 128 + signal.SIGTERM
-    assert _status(uri, (folder / "term").read_text()) == "FAILED"
+    assert {r.info.run_name: r.info.status for r in _runs(uri, "term")} == {"r": "FINISHED", "job": "FAILED"}
 
 
 @pytest.mark.slow
-def test_the_next_run_marks_a_sigkilled_run_failed(store):
+def test_the_next_run_writes_a_sigkilled_job_failed(store):
     uri, folder = store
-    job = _start_job(uri, folder / "kill")
+    job = _start_job(uri, "kill", folder / "kill")
     job.kill()
     job.wait(timeout=60)
-    killed = (folder / "kill").read_text()
-    assert _status(uri, killed) == "RUNNING"  # nothing ran on the way out
+    assert _runs(uri, "kill") == []  # nothing ran on the way out
     with _run(uri, experiment="kill") as tracker:
-        assert tracker.run_id != killed
-    run = mlflow.tracking.MlflowClient(tracking_uri=uri).get_run(killed)
-    assert run.info.status == "FAILED"
-    assert "process ended" in run.data.tags["failure"]
+        pass
+    [killed] = [r for r in _runs(uri, "kill") if r.info.run_id != tracker.run_id]
+    assert killed.info.status == "FAILED" and killed.info.run_name == "job"
+    assert "process ended" in killed.data.tags["failure"]
 
 
 @pytest.mark.slow
-def test_a_live_process_keeps_its_running_run(store):
+def test_a_writer_killed_while_writing_leaves_a_run_the_next_writer_fails(store):
     uri, _ = store
-    with _run(uri, experiment="live") as outer, _run(uri, experiment="live"):
-        fail_stale_runs(outer.experiment_id, uri)
-        assert _status(uri, outer.run_id) == "RUNNING"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    with _run(uri, experiment="stale") as tracker:
+        pass
+    client = mlflow.tracking.MlflowClient(tracking_uri=uri)
+    stale = client.create_run(
+        tracker.experiment_id, tags={"host": socket.gethostname(), "process": f"{dead.pid}:1"}
+    )
+    live = client.create_run(
+        tracker.experiment_id, tags={"host": socket.gethostname(), "process": this_process()}
+    )
+    assert fail_stale_runs(tracker.experiment_id, uri) == [stale.info.run_id]
+    assert _status(uri, stale.info.run_id) == "FAILED" and _status(uri, live.info.run_id) == "RUNNING"
+
+
+@pytest.mark.slow
+def test_an_identical_rerun_writes_nothing_and_a_changed_one_a_new_run(store, tmp_path):
+    uri, _ = store
+    table = tmp_path / "table.md"
+    table.write_text("| a |\n")
+
+    def job(value: float) -> str:
+        params = {"paths": {"output_dir": str(tmp_path / str(time.monotonic_ns()))}, "seed": 0}
+        with tracked_run(
+            enabled=True, uri=uri, experiment="rerun", run_name="r", params=params, tags={"config_hash": "x"}
+        ) as tracker:
+            tracker.log_metrics({"m": value})
+            tracker.log_artifacts([table], folder="results")
+        return tracker.run_id
+
+    first = job(1.0)
+    assert job(1.0) == first  # the run folder and the config hash over it differ; nothing else does
+    assert len(_runs(uri, "rerun")) == 1
+    table.write_text("| b |\n")
+    assert job(1.0) != first
+    assert len(_runs(uri, "rerun")) == 2
 
 
 def test_process_identity_tells_a_live_process_from_a_dead_one():
@@ -198,9 +251,7 @@ def test_child_run_name_keeps_only_the_swept_overrides_in_job_order():
     assert child_run_name(job, []) is None
 
 
-@pytest.mark.slow
-def test_multirun_parent_holds_params_and_a_summary_of_its_children(store, tmp_path):
-    uri, folder = store
+def _sweep_config(folder: Path, sweep: Path):
     cfg = compose_config(
         "benchmark=terminal_bundled",
         f"paths.mlflow_db={folder / 'mlflow.db'}",
@@ -208,25 +259,46 @@ def test_multirun_parent_holds_params_and_a_summary_of_its_children(store, tmp_p
         "tracking.experiment=sweep",
         hydra=True,
     )
-    cfg.hydra.sweep.dir = str(tmp_path / "sweep")
+    cfg.hydra.sweep.dir = str(sweep)
     cfg.hydra.overrides.task = ["benchmark=terminal_bundled,claw_bundled", "metrics.threshold=0.9"]
+    return cfg
+
+
+def _job_record(marker: dict, name: str, value: float, status: str = "FINISHED") -> RunRecord:
+    """What a job of the sweep leaves for its driver."""
+    record = RunRecord(
+        record_id=f"{name}-{time.monotonic_ns()}",
+        uri=marker["uri"],
+        experiment=marker["experiment"],
+        artifact_root=marker["artifact_root"],
+        run_name=name,
+        metrics=RateEstimate(value, value - 0.1, value + 0.1, 8).as_metrics("oracle.pass_at_1"),
+        sweep=marker["sweep"],
+        process=this_process(),
+        owner=marker["owner"],
+        host=socket.gethostname(),
+        status=status,
+        start_ms=int(time.time() * 1000),
+    )
+    record.save()
+    return record
+
+
+@pytest.mark.slow
+def test_multirun_parent_holds_params_and_a_summary_of_its_children(store, tmp_path):
+    uri, folder = store
+    cfg = _sweep_config(folder, tmp_path / "sweep")
     callback = MultirunParent()
     callback.on_multirun_start(cfg)
     marker = json.loads((tmp_path / "sweep" / PARENT_RUN_FILE).read_text())
     assert marker["swept"] == ["benchmark"]
-    assert _status(uri, marker["run_id"]) == "RUNNING"
-    client = mlflow.tracking.MlflowClient(tracking_uri=uri)
     for name, value in [("benchmark=terminal_bundled", 0.5), ("benchmark=claw_bundled", 0.25)]:
-        child = client.create_run(
-            marker["experiment_id"], run_name=name, tags={"mlflow.parentRunId": marker["run_id"]}
-        )
-        metrics = RateEstimate(value, value - 0.1, value + 0.1, 8).as_metrics("oracle.pass_at_1")
-        for key, number in metrics.items():
-            client.log_metric(child.info.run_id, key, number)
-        client.set_terminated(child.info.run_id, "FINISHED")
+        _job_record(marker, name, value)
     callback.on_multirun_end(cfg)
-    parent = client.get_run(marker["run_id"])
+    client = mlflow.tracking.MlflowClient(tracking_uri=uri)
+    [parent] = [r for r in _runs(uri, "sweep") if r.data.tags.get("multirun") == "parent"]
     assert parent.info.status == "FINISHED"
+    assert parent.info.start_time == marker["start_ms"]
     assert parent.data.params == {"benchmark": "terminal_bundled,claw_bundled", "metrics.threshold": "0.9"}
     assert parent.data.metrics["children.finished"] == 2
     assert {a.path for a in client.list_artifacts(parent.info.run_id)} >= {
@@ -239,19 +311,36 @@ def test_multirun_parent_holds_params_and_a_summary_of_its_children(store, tmp_p
         ("benchmark=claw_bundled", "oracle.pass_at_1", 0.25, "8.0"),
     ]
     assert float(rows[1]["ci_low"]) == pytest.approx(0.15)
+    assert _records(uri) == []
+
+    # the same sweep again (a warm rerun): nothing new in the store
+    written = len(_runs(uri, "sweep"))
+    cfg = _sweep_config(folder, tmp_path / "again")
+    callback.on_multirun_start(cfg)
+    again = json.loads((tmp_path / "again" / PARENT_RUN_FILE).read_text())
+    for name, value in [("benchmark=terminal_bundled", 0.5), ("benchmark=claw_bundled", 0.25)]:
+        _job_record(again, name, value)
+    atexit.unregister(end_parent_run)
+    assert end_parent_run(tmp_path / "again", "FINISHED") == parent.info.run_id
+    assert len(_runs(uri, "sweep")) == written and _records(uri) == []
 
 
 @pytest.mark.slow
-def test_a_multirun_that_stops_early_ends_its_parent_failed(store, tmp_path):
+def test_a_multirun_that_stops_early_ends_its_parent_and_running_children_failed(store, tmp_path):
     uri, folder = store
-    cfg = compose_config(f"paths.mlflow_db={folder / 'mlflow.db'}", "tracking.experiment=sweep", hydra=True)
-    cfg.hydra.sweep.dir = str(tmp_path / "sweep")
-    cfg.hydra.overrides.task = ["benchmark=terminal_bundled,claw_bundled"]
+    cfg = _sweep_config(folder, tmp_path / "sweep")
+    cfg.tracking.experiment = "stopped"
     MultirunParent().on_multirun_start(cfg)
     marker = json.loads((tmp_path / "sweep" / PARENT_RUN_FILE).read_text())
+    _job_record(marker, "benchmark=terminal_bundled", 0.5)
+    _job_record(marker, "benchmark=claw_bundled", 0.25, status="RUNNING")
     atexit.unregister(end_parent_run)  # what the interpreter would run on its way out
-    end_parent_run(tmp_path / "sweep", "FAILED")
-    assert _status(uri, marker["run_id"]) == "FAILED"
+    parent_id = end_parent_run(tmp_path / "sweep", "FAILED")
+    assert _status(uri, parent_id) == "FAILED"
+    children = {r.info.run_name: r for r in _runs(uri, "stopped") if r.info.run_id != parent_id}
+    assert children["benchmark=terminal_bundled"].info.status == "FINISHED"
+    assert children["benchmark=claw_bundled"].info.status == "FAILED"
+    assert "stopped before the job ended" in children["benchmark=claw_bundled"].data.tags["failure"]
 
 
 def test_make_mlflow_ui_takes_a_port(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 
 import pytest
 from hydra_config import scaling_settings
@@ -23,7 +24,7 @@ from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import ProgrammaticProposer
 from res_repro.res.scaling import Scaler
-from res_repro.viewer import resolve_source, write_bundle
+from res_repro.viewer import cache, resolve_source, write_bundle, write_cached_bundle
 from res_repro.viewer.bundle import group_id
 from res_repro.viewer.diff import tree_diff
 
@@ -145,6 +146,28 @@ def test_the_bundle_links_cells_to_episodes_and_seeds_to_node_diffs(tmp_path, re
     change = last.applications[0].operator
     assert change in node and 'class="diff-add"' in node
     assert f"{last.parent_id}.html" in node
+
+
+def test_a_bundle_of_the_same_content_is_rendered_once_and_copied_with_its_own_label(tmp_path, monkeypatch):
+    run, *_ = _run_folder(tmp_path)
+    views = tmp_path / "views"
+    rendered = []
+    monkeypatch.setattr(
+        cache, "write_bundle", lambda source, out: rendered.append(out) or write_bundle(source, out)
+    )
+    first = write_cached_bundle(resolve_source(run), tmp_path / "first", views)
+    copy = shutil.copytree(run, tmp_path / "runs" / "table1" / "runs" / "t1")  # a warm rerun's folder
+    second = write_cached_bundle(resolve_source(copy), tmp_path / "second", views)
+    assert len(rendered) == 1
+    direct = tmp_path / "direct"
+    write_bundle(resolve_source(copy), direct)
+    pages = sorted(p.relative_to(direct) for p in direct.rglob("*") if p.is_file())
+    assert pages == sorted(p.relative_to(second.parent) for p in second.parent.rglob("*") if p.is_file())
+    assert all((direct / p).read_text() == (second.parent / p).read_text() for p in pages)
+    assert str(run) in first.read_text() and str(copy) in second.read_text()
+    (copy / "table1.csv").write_text("agent,n\noracle,2\n")  # new content: rendered anew
+    write_cached_bundle(resolve_source(copy), tmp_path / "third", views)
+    assert len(rendered) == 2
 
 
 def test_tree_diff_names_added_removed_and_changed_files(tmp_path):

@@ -83,7 +83,7 @@ def announce_once(text: str) -> None:
 def run_pipeline(cfg: DictConfig) -> object:
     """Run the pipeline named by ``cfg.task_name``: print the protocol and this run's departures from the
     paper's (once per multirun when its jobs share them), and serve any simulated model while it runs,
-    inside the job's MLflow run (RUNNING from the start, FINISHED or FAILED at the end). With
+    inside the job's MLflow run (recorded RUNNING from the start, FINISHED or FAILED at the end). With
     ``dry_run``, print the projected model usage and cost instead, running nothing. A config value out
     of its range stops it before any work; Hydra's copies of the config lose their secrets, and what
     killed runs left behind (containers, mounts, services) is removed before it starts."""

@@ -11,7 +11,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from res_repro.config import multirun_dir
 from res_repro.errors import RunFailedError
-from res_repro.evaluation.episode import EpisodeRecord, infrastructure_failures, read_episodes
+from res_repro.evaluation.episode import EpisodeRecord, infrastructure_failures
 from res_repro.pipelines.protocol import protocol_tags
 from res_repro.reporting.tables import Table
 from res_repro.storage import write_jsonl
@@ -24,7 +24,7 @@ from res_repro.tracking import (
     secret_values,
     tracked_run,
 )
-from res_repro.viewer import resolve_source, write_bundle
+from res_repro.viewer import resolve_source, write_cached_bundle
 from res_repro.viewer.sources import RUN_FILES
 
 if TYPE_CHECKING:  # matplotlib loads only when a pipeline draws
@@ -38,9 +38,9 @@ def write_episodes(records: Sequence[EpisodeRecord], path: Path) -> Path:
 
 @contextmanager
 def job_run(cfg: DictConfig, tags: Mapping[str, str] | None = None) -> Iterator[Tracker]:
-    """The job's MLflow run (see :func:`res_repro.tracking.tracked_run`): opened by the first call, when
-    the job starts, with the resolved config as params and git, config-hash and protocol tags; a later
-    call while it is open adds ``tags`` to it."""
+    """The job's MLflow run (see :func:`res_repro.tracking.tracked_run`): recorded from the first call,
+    when the job starts, with the resolved config as params and git, config-hash and protocol tags, and
+    written to MLflow when the job (or its multirun) ends; a later call while it is open adds ``tags``."""
     resolved = OmegaConf.to_container(cfg, resolve=True)
     run_tags = {
         "git_commit": git_commit(cfg.paths.root_dir),
@@ -92,8 +92,9 @@ def publish(
 ) -> list[Path]:
     """Write ``table`` (Markdown, CSV, LaTeX) and figures (PNG, PDF) to the run folder, print the table,
     and record an MLflow run with all of them; a run with episode or lineage records also gets the
-    viewer's pages (``view/``, the same as ``res-repro view --bundle``). A table of settings rather than
-    of a benchmark's results (``per_benchmark=False``) is saved without the benchmark in its name."""
+    viewer's pages (``view/``, the same as ``res-repro view --bundle``, rendered once per content under
+    ``paths.cache_dir/views``). A table of settings rather than of a benchmark's results
+    (``per_benchmark=False``) is saved without the benchmark in its name."""
     out = Path(cfg.paths.output_dir)
     figures = dict(figures or {})
     if figures:  # a pipeline that drew figures has loaded matplotlib already
@@ -110,18 +111,20 @@ def publish(
         tracker.log_artifacts(artifacts, folder="results")
         for path in artifacts:
             if path.name == "episodes.jsonl":
-                tracker.log_traces(read_episodes(path), cfg.tracking.traces)
+                tracker.log_traces(path, cfg.tracking.traces)
         for figure_name, figure in figures.items():
-            tracker.log_figure(figure, f"figures/{figure_name}.png")
-            artifacts += save_figure(figure, out / "figures", figure_name)
+            saved = save_figure(figure, out / "figures", figure_name)
+            tracker.log_artifacts([p for p in saved if p.suffix == ".png"], folder="figures")
+            artifacts += saved
         if any(path.name in RUN_FILES for path in artifacts):  # the run has records: a view of them
-            view = write_bundle(resolve_source(out, Path(cfg.paths.cache_dir)), out / "view").parent
+            cache_dir = Path(cfg.paths.cache_dir)
+            view = write_cached_bundle(
+                resolve_source(out, cache_dir), out / "view", cache_dir / "views"
+            ).parent
             tracker.log_folder(view, "view")
         hydra_dir = out / ".hydra"
         if hydra_dir.is_dir():
             tracker.log_artifacts(sorted(hydra_dir.iterdir()), folder=".hydra")
-        if tracker.run_id:
-            print(f"MLflow run {tracker.run_id} in {cfg.tracking.uri} (experiment {cfg.tracking.experiment})")
     names = ", ".join(sorted({p.name for p in artifacts} | ({"view/"} if (out / "view").is_dir() else set())))
     print(
         f"wrote to {out}: {names}"

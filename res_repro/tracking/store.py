@@ -1,0 +1,390 @@
+"""Writing records to MLflow: the only module that imports it, once per run or multirun, at the end.
+
+A record becomes a run in one go (params, tags, metrics, artifacts, traces, its final status and its
+start and end times). A run with the content of a FINISHED run already in the store (same name, params,
+tags, metrics and artifact bytes; its ``content_hash`` tag) is not written again: a warm rerun uploads
+nothing, and the lookup reads the SQLite store without importing MLflow. Records whose writer died are
+written FAILED by the next writer on the same store; a run left RUNNING by a writer killed mid-write is
+marked FAILED by :func:`fail_stale_runs`.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import logging
+import shutil
+import socket
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from res_repro.storage import quarantine, sqlite_damage
+from res_repro.tracking.multirun import PARENT_RUN_FILE
+from res_repro.tracking.processes import has_ended, this_process
+from res_repro.tracking.record import FAILED, FINISHED, RUNNING, RunRecord, pending_dir
+
+SUMMARY_NAME = "sweep_summary"
+HOST_TAG, PROCESS_TAG, CONTENT_TAG = "host", "process", "content_hash"
+# MLflow's INFO lines about creating the store's tables and flushing traces at exit
+QUIET_LOGGERS = ("mlflow.store.db.utils", "mlflow.tracing.export.async_export_queue", "alembic")
+COMPANIONS = (".n", ".ci_low", ".ci_high")  # what a metric's estimate adds beside it (RateEstimate)
+# params and tags that differ between identical runs (the run folder's time, the config's hash over it)
+VOLATILE_PARAMS, VOLATILE_TAGS = ("paths.output_dir",), ("config_hash",)
+# the invocation's record and the pages drawn from the hashed files, both naming the run folder
+UNHASHED_FOLDERS = (".hydra", "view")
+ENDED_UNCLOSED = "the process ended without closing the run"
+STOPPED_EARLY = "the multirun stopped before the job ended"
+FINISHED_RUN = """
+SELECT r.run_uuid FROM runs r JOIN experiments e ON e.experiment_id = r.experiment_id
+JOIN tags t ON t.run_uuid = r.run_uuid
+WHERE e.name = ? AND e.lifecycle_stage = 'active' AND r.lifecycle_stage = 'active'
+AND r.status = 'FINISHED' AND t.key = ? AND t.value = ? LIMIT 1
+"""
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def content_hash(record: RunRecord) -> str:
+    """What makes two runs the same: name, status, params and tags (less the run folder's), metrics,
+    and the bytes of every artifact and traced episode file (less the ``.hydra`` folder)."""
+    files = [(folder, Path(p).name, _digest(Path(p))) for p, folder in record.artifacts]
+    files = [entry for entry in files if entry[0] not in UNHASHED_FOLDERS]
+    for root, folder in record.folders:
+        if folder in UNHASHED_FOLDERS:
+            continue
+        base = Path(root)
+        files += [
+            (folder, p.relative_to(base).as_posix(), _digest(p)) for p in base.rglob("*") if p.is_file()
+        ]
+    identity = {
+        "name": record.run_name,
+        "status": record.status,
+        "params": {k: v for k, v in record.params.items() if k not in VOLATILE_PARAMS},
+        "tags": {k: v for k, v in record.tags.items() if k not in VOLATILE_TAGS},
+        "metrics": record.metrics,
+        "files": sorted(files, key=lambda entry: (entry[0] or "", entry[1])),
+        "traces": [(_digest(Path(p)), limit) for p, limit in record.traces],
+    }
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def finished_run(uri: str, experiment: str, content: str) -> str | None:
+    """The id of a FINISHED run of ``experiment`` with ``content`` as its content hash, if any; a SQLite
+    store is read directly (importing MLflow costs seconds), a damaged or missing one holds none."""
+    if uri.startswith("sqlite:///"):
+        database = Path(uri.removeprefix("sqlite:///"))
+        if not database.is_file():
+            return None
+        try:
+            with closing(sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)) as db:
+                row = db.execute(FINISHED_RUN, (experiment, CONTENT_TAG, content)).fetchone()
+        except sqlite3.Error:
+            return None
+        return row[0] if row else None
+    from mlflow import MlflowClient
+
+    client = MlflowClient(tracking_uri=uri)
+    found = client.get_experiment_by_name(experiment)
+    runs = found and client.search_runs(
+        [found.experiment_id],
+        filter_string=f"attributes.status = 'FINISHED' and tags.{CONTENT_TAG} = '{content}'",
+        max_results=1,
+    )
+    return runs[0].info.run_id if runs else None
+
+
+def _ensure_experiment(name: str, artifact_root: str | None) -> str:
+    """Create the experiment if needed (with an absolute artifact location), make it active, return its id."""
+    import mlflow
+
+    if mlflow.get_experiment_by_name(name) is None:
+        location = Path(artifact_root, name).resolve().as_uri() if artifact_root else None
+        mlflow.create_experiment(name, artifact_location=location)
+    return mlflow.set_experiment(name).experiment_id
+
+
+def use_experiment(uri: str, experiment: str, artifact_root: str | None) -> str:
+    """Point MLflow at ``uri`` and make ``experiment`` active, creating it under a file lock; mark its
+    stale runs FAILED (see :func:`fail_stale_runs`); return its id. A damaged SQLite database is moved
+    aside (one line names it; its runs stay in that file) and started afresh."""
+    import mlflow
+
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    mlflow.set_tracking_uri(uri)
+    if uri.startswith("sqlite:///"):
+        database = Path(uri.removeprefix("sqlite:///"))
+        lock_path = Path(f"{database}.lock")
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(lock_path)):
+            damage = sqlite_damage(database)
+            if damage is not None:
+                quarantine(database, damage)
+            experiment_id = _ensure_experiment(experiment, artifact_root)
+    else:
+        experiment_id = _ensure_experiment(experiment, artifact_root)
+    fail_stale_runs(experiment_id, uri)
+    return experiment_id
+
+
+def process_tags() -> dict[str, str]:
+    """Tags naming the writing process, for :func:`fail_stale_runs`."""
+    return {HOST_TAG: socket.gethostname(), PROCESS_TAG: this_process()}
+
+
+def fail_stale_runs(experiment_id: str, uri: str) -> list[str]:
+    """Mark FAILED every RUNNING run of the experiment started on this host by a process that no longer
+    runs (a writer killed while writing, or the machine restarted); return their ids."""
+    from mlflow import MlflowClient
+
+    client = MlflowClient(tracking_uri=uri)
+    host = socket.gethostname().replace("'", "")
+    running = client.search_runs(
+        [experiment_id], filter_string=f"attributes.status = '{RUNNING}' and tags.{HOST_TAG} = '{host}'"
+    )
+    stale = []
+    for run in running:
+        if has_ended(run.data.tags.get(PROCESS_TAG, "")):
+            client.set_tag(run.info.run_id, "failure", ENDED_UNCLOSED)
+            client.set_terminated(run.info.run_id, FAILED)
+            stale.append(run.info.run_id)
+    return stale
+
+
+def _claim(paths: Iterable[Path]) -> list[RunRecord]:
+    """Take the records at ``paths`` for this process (a rename: two writers never write one record)."""
+    claimed = []
+    for path in paths:
+        mine = path.with_suffix(f".{this_process().replace(':', '-')}.claimed")
+        try:
+            path.rename(mine)
+        except FileNotFoundError:
+            continue
+        claimed.append(RunRecord.load(mine))
+    return claimed
+
+
+def _discard(record: RunRecord) -> None:
+    """Remove a written record and its scrubbed copies."""
+    for path in record.path.parent.glob(f"{record.record_id}.*claimed"):
+        path.unlink(missing_ok=True)
+    shutil.rmtree(record.staging, ignore_errors=True)
+
+
+def _close(record: RunRecord, failure: str) -> RunRecord:
+    """A record still RUNNING when it is written: FAILED, saying why."""
+    if record.status == RUNNING:
+        record.status, record.failure = FAILED, failure
+        record.end_ms = record.end_ms or record.start_ms
+    return record
+
+
+def _write_run(experiment_id: str, record: RunRecord, content: str, parent_id: str | None = None) -> str:
+    """Create the MLflow run of ``record`` in one go and end it with the record's status; return its id."""
+    import mlflow
+    from mlflow import MlflowClient
+    from mlflow.entities import Metric, Param
+
+    client = MlflowClient(tracking_uri=record.uri)
+    tags = {**record.tags, **process_tags(), CONTENT_TAG: content}
+    if parent_id:
+        tags["mlflow.parentRunId"] = parent_id
+    if record.failure:
+        tags["failure"] = record.failure
+    run_id = client.create_run(
+        experiment_id, start_time=record.start_ms, tags=tags, run_name=record.run_name
+    ).info.run_id
+    stamp = record.end_ms or record.start_ms
+    client.log_batch(
+        run_id,
+        metrics=[Metric(k, v, stamp, 0) for k, v in record.metrics.items()],
+        params=[Param(k, v) for k, v in record.params.items()],
+    )
+    for path, folder in record.artifacts:
+        client.log_artifact(run_id, path, folder)
+    for root, folder in record.folders:
+        client.log_artifacts(run_id, root, folder)
+    if record.traces:
+        from res_repro.evaluation.episode import read_episodes
+        from res_repro.traces import log_episode_traces
+
+        with mlflow.start_run(run_id=run_id):
+            for path, limit in record.traces:
+                logged, total = log_episode_traces(read_episodes(Path(path)), experiment_id, limit)
+                if total:
+                    client.set_tag(run_id, "traces", f"{logged} of {total} model episodes")
+    client.set_terminated(run_id, record.status, end_time=record.end_ms)
+    return run_id
+
+
+def _announce(run_id: str, what: str, uri: str, experiment: str) -> None:
+    print(f"MLflow run {run_id} {what} in {uri} (experiment {experiment})")
+
+
+def _write_alone(record: RunRecord) -> tuple[str, str | None]:
+    """Write a run that is no multirun's child, unless a FINISHED run with its content is there; return
+    its id and, when written, its experiment's id."""
+    content = content_hash(record)
+    run_id = finished_run(record.uri, record.experiment, content) if record.status == FINISHED else None
+    experiment_id = None
+    if run_id is not None:
+        _announce(run_id, "unchanged, not written again,", record.uri, record.experiment)
+    else:
+        experiment_id = use_experiment(record.uri, record.experiment, record.artifact_root)
+        run_id = _write_run(experiment_id, record, content)
+        _announce(run_id, "written", record.uri, record.experiment)
+    _discard(record)
+    return run_id, experiment_id
+
+
+def _pending(uri: str, artifact_root: str | None) -> list[tuple[Path, RunRecord]]:
+    """The waiting records with their files (one taken by another writer meanwhile is left out)."""
+    folder = pending_dir(uri, artifact_root)
+    found = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            found.append((path, RunRecord.load(path)))
+        except FileNotFoundError:
+            continue
+    return found
+
+
+def _writable(record: RunRecord) -> bool:
+    """A record this process may write: its own, or one whose writer has ended (on this host)."""
+    if record.owner == this_process():
+        return record.sweep is None and record.status != RUNNING
+    return record.host == socket.gethostname() and has_ended(record.owner)
+
+
+def write_pending(uri: str, artifact_root: str | None) -> dict[str, tuple[str, str | None]]:
+    """Write every record waiting for the store that this process may write (see :func:`_writable`);
+    records of a multirun whose driver died go under a FAILED parent. Return, per record id, its run
+    id and experiment id (None for a run not written again)."""
+    writable = [path for path, record in _pending(uri, artifact_root) if _writable(record)]
+    written: dict[str, tuple[str, str | None]] = {}
+    sweeps: dict[str, list[RunRecord]] = defaultdict(list)
+    for record in _claim(writable):
+        if record.sweep is not None:
+            sweeps[record.sweep].append(record)
+            continue
+        written[record.record_id] = _write_alone(_close(record, ENDED_UNCLOSED))
+    for sweep, records in sweeps.items():
+        marker_path = Path(sweep) / PARENT_RUN_FILE
+        if marker_path.is_file():
+            _write_children(json.loads(marker_path.read_text()), FAILED, records)
+        else:
+            for record in records:
+                _write_alone(_close(record, ENDED_UNCLOSED))
+    return written
+
+
+def write_sweep(marker: Mapping[str, Any], status: str) -> str:
+    """The multirun's driver at the end: write the parent run described by ``marker`` with ``status`` and
+    the sweep's records as its children (one still RUNNING is written FAILED), then the summary of the
+    children; when every run matches a FINISHED sweep already in the store, write nothing. Records of
+    other writers that have ended are written too. Return the parent's run id."""
+    pending = _pending(marker["uri"], marker["artifact_root"])
+    mine = [path for path, record in pending if record.sweep == marker["sweep"]]
+    parent_id = _write_children(marker, status, _claim(mine))
+    write_pending(marker["uri"], marker["artifact_root"])
+    return parent_id
+
+
+def _write_children(marker: Mapping[str, Any], status: str, records: list[RunRecord]) -> str:
+    """Write the parent run of ``marker`` and ``records`` as its children (see :func:`write_sweep`)."""
+    for record in records:
+        _close(record, ENDED_UNCLOSED if has_ended(record.process) else STOPPED_EARLY)
+    contents = {record.record_id: content_hash(record) for record in records}
+    sweep_identity = {
+        "name": marker["run_name"].rsplit(" sweep ", 1)[0],
+        "params": marker["params"],
+        "status": status,
+        "children": sorted(contents.values()),
+    }
+    sweep_content = hashlib.sha256(json.dumps(sweep_identity, sort_keys=True).encode()).hexdigest()[:32]
+    uri, experiment = marker["uri"], marker["experiment"]
+    parent_id = finished_run(uri, experiment, sweep_content) if status == FINISHED else None
+    if parent_id is not None:
+        _announce(
+            parent_id, f"(a sweep of {len(records)} runs) unchanged, not written again,", uri, experiment
+        )
+        for record in records:
+            _discard(record)
+        return parent_id
+    from mlflow import MlflowClient
+    from mlflow.entities import Param
+
+    experiment_id = use_experiment(uri, experiment, marker["artifact_root"])
+    client = MlflowClient(tracking_uri=uri)
+    tags = {
+        "multirun": "parent",
+        "swept": ",".join(marker["swept"]),
+        **process_tags(),
+        CONTENT_TAG: sweep_content,
+    }
+    parent_id = client.create_run(
+        experiment_id, start_time=marker["start_ms"], tags=tags, run_name=marker["run_name"]
+    ).info.run_id
+    client.log_batch(parent_id, params=[Param(k, v) for k, v in marker["params"].items()])
+    for record in sorted(records, key=lambda r: r.start_ms):
+        _write_run(experiment_id, record, contents[record.record_id], parent_id)
+        _discard(record)
+    rows = summary_rows(experiment_id, parent_id, uri)
+    for path in write_summary(rows, Path(marker["sweep"])):
+        client.log_artifact(parent_id, str(path))
+    statuses = [row["status"] for row in {row["run"]: row for row in rows}.values()]
+    for status_name in (FINISHED, FAILED):
+        client.log_metric(parent_id, f"children.{status_name.lower()}", statuses.count(status_name))
+    client.set_terminated(parent_id, status)
+    _announce(parent_id, f"(a sweep of {len(records)} runs) written", uri, experiment)
+    return parent_id
+
+
+def summary_rows(experiment_id: str, parent_id: str, uri: str) -> list[dict[str, Any]]:
+    """One row per child run and metric (estimates with their ``n`` and interval), children in start order."""
+    from mlflow import MlflowClient
+
+    client = MlflowClient(tracking_uri=uri)
+    children = client.search_runs(
+        [experiment_id],
+        filter_string=f"tags.mlflow.parentRunId = '{parent_id}'",
+        order_by=["attributes.start_time ASC"],
+    )
+    rows = []
+    for child in children:
+        metrics = child.data.metrics
+        names = sorted(m for m in metrics if not m.endswith(COMPANIONS)) or [""]
+        for name in names:
+            row = {"run": child.info.run_name, "status": child.info.status, "metric": name}
+            row["value"] = metrics.get(name, "")
+            row.update({suffix[1:]: metrics.get(f"{name}{suffix}", "") for suffix in COMPANIONS})
+            rows.append(row)
+    return rows
+
+
+def write_summary(rows: Sequence[Mapping[str, Any]], folder: Path) -> list[Path]:
+    """The sweep summary as CSV and as a Markdown table in ``folder``."""
+    columns = ["run", "status", "metric", "value", "n", "ci_low", "ci_high"]
+    folder.mkdir(parents=True, exist_ok=True)
+    csv_path, md_path = folder / f"{SUMMARY_NAME}.csv", folder / f"{SUMMARY_NAME}.md"
+    with csv_path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+
+    def cell(value: Any) -> str:
+        return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+    lines = [f"| {' | '.join(columns)} |", f"|{'---|' * len(columns)}"]
+    lines += [f"| {' | '.join(cell(row[c]) for c in columns)} |" for row in rows]
+    md_path.write_text("\n".join(lines) + "\n")
+    return [csv_path, md_path]
