@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from res_repro.agents.providers.base import ModelResponse, ToolCallRequest, Usage
-from res_repro.agents.response_cache import ResponseCache
+from res_repro.agents.response_cache import BUSY_TIMEOUT_S, ResponseCache
 
 
 def _response(i: int) -> ModelResponse:
@@ -100,3 +100,40 @@ def test_a_value_that_is_not_json_is_stored_as_its_text(tmp_path):
     cache = ResponseCache(tmp_path)
     cache.put("k", ModelResponse("done", finish_reason=Reason()))  # type: ignore[arg-type]
     assert cache.get("k") == ModelResponse("done", finish_reason="end_turn")
+
+
+def test_a_database_damaged_while_open_is_moved_aside_with_its_reason_and_the_cache_goes_on(tmp_path, caplog):
+    writer = ResponseCache(tmp_path)
+    for i in range(300):  # enough entries for pages the reader has not read yet
+        writer.put(f"k{i}", _response(i))
+    checkpoint = sqlite3.connect(tmp_path / "responses.sqlite")
+    checkpoint.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every entry in the main file
+    checkpoint.close()
+    cache = ResponseCache(tmp_path)
+    assert cache.count() == 300  # the connection is open now
+    database = tmp_path / "responses.sqlite"
+    data = database.read_bytes()
+    database.write_bytes(data[:4096] + b"\xff" * (len(data) - 4096))  # every page past the first
+    assert cache.get("k299") is None
+    assert "damaged (database disk image is malformed)" in caplog.text
+    cache.put("after", _response(7))  # a fresh database, on a fresh connection
+    assert cache.get("after") == _response(7)
+    assert cache.count() == 1
+
+
+def test_a_damaged_databases_write_ahead_log_goes_with_it(tmp_path):
+    (tmp_path / "responses.sqlite").write_text("not a database" * 100)
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / f"responses.sqlite{suffix}").write_bytes(b"stale log " * 100)
+    cache = ResponseCache(tmp_path)
+    assert cache.get("k") is None
+    for suffix in ("-wal", "-shm"):  # absent, or the fresh database's own
+        log = tmp_path / f"responses.sqlite{suffix}"
+        assert not log.exists() or b"stale log" not in log.read_bytes()
+
+
+def test_a_writer_waits_for_another_processs_transaction_as_long_as_the_busy_timeout(tmp_path):
+    cache = ResponseCache(tmp_path)
+    cache.put("k", _response(1))
+    [(busy_ms,)] = cache._query("PRAGMA busy_timeout")
+    assert busy_ms == int(BUSY_TIMEOUT_S * 1000)
