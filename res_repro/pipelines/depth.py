@@ -32,7 +32,7 @@ from res_repro.evaluation.metrics import (
 from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.pipelines.ablations import without_dependencies_task
 from res_repro.pipelines.budgets import historical_values
-from res_repro.pipelines.cells import FailedAgents, agent_label, failed_text, metric_settings, split_failed
+from res_repro.pipelines.cells import FailedAgents, agent_label, failed_row, metric_settings, split_failed
 from res_repro.pipelines.lineage_views import child_costs, model_proposer, termination_rates
 from res_repro.pipelines.lineages import (
     build_lineages,
@@ -92,7 +92,7 @@ def build_depth_table(
         cells: list[object] = [condition, len(records[(next(iter(agents)), condition)])]
         for key in agents:
             if failed and key in failed.agents:
-                cells += [failed_text(failed.errors.get((key, condition), 0)), "", "", ""]
+                cells += failed_row([], failed.errors.get((key, condition), 0), 4)
                 continue
             mine = records[(key, condition)]
             rate = rate_with_ci(success_flags(mine, settings), confidence)
