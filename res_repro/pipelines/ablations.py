@@ -26,7 +26,7 @@ import logging
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -38,6 +38,7 @@ from res_repro.env.task import Task
 from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.runner import EpisodeRequest
+from res_repro.pipelines.cells import FailedAgents, split_failed
 from res_repro.pipelines.lineages import (
     build_lineages,
     cache_dir,
@@ -79,13 +80,16 @@ COMPONENTS = ("inheritance", "composition", "library")
 
 @dataclass
 class AblationRecords:
-    """Per (agent, condition), one record per slice task (tasks with an infrastructure failure dropped)."""
+    """Per (agent, condition), one record per slice task (tasks with an infrastructure failure dropped);
+    agents whose every episode failed have no records, only their errors (``failed``)."""
 
     tasks: list[str]  # seed task ids, in slice order
     planned_depths: list[int]
     agents: dict[str, Agent]
     records: dict[tuple[str, str], list[EpisodeRecord]]
     conditions: list[str]
+    episodes: list[EpisodeRecord]  # every episode, in run order
+    failed: FailedAgents = field(default_factory=FailedAgents)
 
 
 Item = TypeVar("Item")
@@ -199,23 +203,27 @@ def ablation_records(cfg: DictConfig) -> AblationRecords:
         for condition in conditions
         for task in found[condition]
     ]
-    flat = iter(run_requests(cfg, requests, agents, lineages))
+    episodes = run_requests(cfg, requests, agents, lineages)
+    flat = iter(episodes)
     raw = {(key, c): [next(flat) for _ in tasks] for key in agents for c in conditions}
+    ran, failed = split_failed(agents, episodes)
     keep = [
         index
         for index in range(len(tasks))
-        if not any(raw[(key, c)][index].infrastructure_failure for key in agents for c in conditions)
+        if not any(raw[(key, c)][index].infrastructure_failure for key in ran for c in conditions)
     ]
     return AblationRecords(
         tasks=[tasks[i].task_id for i in keep],
         planned_depths=[depths[i] for i in keep],
-        agents=agents,
-        records={pair: [records[i] for i in keep] for pair, records in raw.items()},
+        agents=ran,
+        records={(key, c): [raw[(key, c)][i] for i in keep] for key in ran for c in conditions},
         conditions=conditions,
+        failed=failed,
+        episodes=episodes,
     )
 
 
 def write_ablation_episodes(cfg: DictConfig, data: AblationRecords) -> Path:
-    """Every episode of the slice as JSONL in the run folder (the trajectories behind a table)."""
-    flat = [record for records in data.records.values() for record in records]
-    return write_episodes(flat, Path(cfg.paths.output_dir) / "episodes.jsonl")
+    """Every episode of the slice as JSONL in the run folder (the trajectories behind a table, and those
+    that failed for infrastructure reasons)."""
+    return write_episodes(data.episodes, Path(cfg.paths.output_dir) / "episodes.jsonl")

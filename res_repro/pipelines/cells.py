@@ -6,15 +6,18 @@ Every rate and flag behind these cells comes from :mod:`res_repro.evaluation.met
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from omegaconf import DictConfig
 
 from res_repro.agents import Agent
+from res_repro.evaluation.episode import EpisodeRecord, infrastructure_failures
 from res_repro.evaluation.metrics import MetricSettings, RateEstimate, mean_with_ci, rate_with_ci
 from res_repro.evaluation.statistics import mcnemar_exact, paired_bootstrap, paired_permutation_test
 from res_repro.evaluation.summary import PERMUTATION
+from res_repro.reporting.tables import Table
 
 NOT_RUN = "n/a (scripted)"
 """What a token cell says when every agent is scripted: no model is called, so there are no tokens."""
@@ -132,3 +135,63 @@ def agent_label(key: str, agent: Agent, target: str | None = None) -> str:
     is the agent that decided where the saved lineages stop."""
     kind = "scripted" if agent.scripted else "model"
     return f"{key} ({kind}, scaling target)" if key == target else f"{key} ({kind})"
+
+
+def condition_failures(records: Iterable[EpisodeRecord]) -> dict[tuple[str, str], int]:
+    """Infrastructure errors per (agent, environment) of ``records``."""
+    counts: dict[tuple[str, str], int] = {}
+    for record in records:
+        key = (record.agent, record.environment)
+        counts[key] = counts.get(key, 0) + record.infrastructure_failure
+    return counts
+
+
+def failed_text(errors: int) -> str:
+    """What a row says in place of its estimates when none of its episodes ran: every one ended in an
+    infrastructure error (the run then exits non-zero, see ``reporting.raise_for_failed_agents``)."""
+    return f"failed: {errors} infrastructure errors"
+
+
+def failed_row(head: Sequence[object], errors: int, width: int) -> list[object]:
+    """A row of ``width`` cells kept for an (agent, condition) whose every episode ended in an
+    infrastructure error: ``head`` (naming it, with its n of 0), :func:`failed_text`, then blanks."""
+    return [*head, failed_text(errors), *[""] * (width - len(head) - 1)]
+
+
+@dataclass(frozen=True)
+class FailedAgents:
+    """The agents whose every episode ended in an infrastructure error: their rows stay in a table, each
+    saying :func:`failed_text` in place of estimates."""
+
+    agents: dict[str, Agent] = field(default_factory=dict)
+    errors: dict[tuple[str, str], int] = field(default_factory=dict)  # per (agent, environment)
+
+    def total(self, key: str) -> int:
+        """All infrastructure errors of the agent ``key``."""
+        return sum(n for (agent, _), n in self.errors.items() if agent == key)
+
+    def add_rows(
+        self,
+        table: Table,
+        conditions: Iterable[object],
+        head: Callable[[str, Agent, object], Sequence[object]],
+    ) -> None:
+        """Keep each failed agent's rows in ``table``: per condition, :func:`failed_row` after
+        ``head(key, agent, condition)``, with the errors of that condition (all the agent's errors when
+        the table's rows are not the environments it ran in, as depth caps)."""
+        for key, agent in self.agents.items():
+            for condition in conditions:
+                errors = self.errors.get((key, str(condition)), self.total(key))
+                table.add_row(*failed_row(head(key, agent, condition), errors, len(table.columns)))
+
+
+def split_failed(
+    agents: Mapping[str, Agent], records: Iterable[EpisodeRecord]
+) -> tuple[dict[str, Agent], FailedAgents]:
+    """The agents with an episode that ran, and the rest (see
+    :func:`~res_repro.evaluation.episode.infrastructure_failures`) with their errors per environment."""
+    records = list(records)
+    failed = infrastructure_failures(records)
+    errors = {key: n for key, n in condition_failures(records).items() if key[0] in failed}
+    ran = {key: agent for key, agent in agents.items() if key not in failed}
+    return ran, FailedAgents({key: agent for key, agent in agents.items() if key in failed}, errors)

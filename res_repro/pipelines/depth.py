@@ -32,7 +32,7 @@ from res_repro.evaluation.metrics import (
 from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.pipelines.ablations import without_dependencies_task
 from res_repro.pipelines.budgets import historical_values
-from res_repro.pipelines.cells import agent_label, metric_settings
+from res_repro.pipelines.cells import FailedAgents, agent_label, failed_row, metric_settings, split_failed
 from res_repro.pipelines.lineage_views import child_costs, model_proposer, termination_rates
 from res_repro.pipelines.lineages import (
     build_lineages,
@@ -41,7 +41,7 @@ from res_repro.pipelines.lineages import (
     make_scaler,
     run_requests,
 )
-from res_repro.pipelines.reporting import publish, write_episodes
+from res_repro.pipelines.reporting import publish, raise_for_failed_agents, write_episodes
 from res_repro.reporting.figures import budget_curves, lineage_graph, proposer_cost
 from res_repro.reporting.tables import Table
 from res_repro.res.scaling import LineageResult
@@ -77,8 +77,10 @@ def build_depth_table(
     agents: Mapping[str, Agent],
     settings: MetricSettings,
     benchmark: str,
+    failed: FailedAgents | None = None,
 ) -> tuple[Table, dict[str, float]]:
-    """One row per condition; per agent its pass rate (with CI), mean turns and mean tool calls."""
+    """One row per condition; per agent its pass rate (with CI), mean turns and mean tool calls, or, for
+    an agent of ``failed`` (every episode an infrastructure error), the failure in place of them."""
     confidence = settings.confidence
     columns = ["condition", "n"]
     for key in agents:
@@ -89,6 +91,9 @@ def build_depth_table(
     for condition in names:
         cells: list[object] = [condition, len(records[(next(iter(agents)), condition)])]
         for key in agents:
+            if failed and key in failed.agents:
+                cells += failed_row([], failed.errors.get((key, condition), 0), 4)
+                continue
             mine = records[(key, condition)]
             rate = rate_with_ci(success_flags(mine, settings), confidence)
             turns, calls = fmean(r.turns for r in mine), fmean(r.tool_calls for r in mine)
@@ -131,10 +136,12 @@ def run_res_depth(cfg: DictConfig) -> Table:
     for request, record in zip(requests, flat, strict=True):
         records.setdefault((request.agent, request.environment), []).append(record)
     settings = metric_settings(cfg)
-    table, metrics = build_depth_table(records, agents, settings, cfg.benchmark.name)
+    ran, failed = split_failed(agents, flat)
+    table, metrics = build_depth_table(records, agents, settings, cfg.benchmark.name, failed)
     episodes = write_episodes(flat, Path(cfg.paths.output_dir) / "episodes.jsonl")
-    figures = depth_figures(cfg, records, agents, lineages, settings)
+    figures = depth_figures(cfg, records, ran, lineages, settings)
     publish(cfg, table, "res_depth", metrics, extra=[episodes], figures=figures)
+    raise_for_failed_agents(flat)
     return table
 
 

@@ -24,7 +24,7 @@ from res_repro.pipelines.figure_views import (
 )
 from res_repro.pipelines.lineage_views import child_costs, model_proposer
 from res_repro.pipelines.reevaluation import DepthRecords, depth_records
-from res_repro.pipelines.reporting import publish
+from res_repro.pipelines.reporting import publish, raise_for_failed_agents
 from res_repro.reporting.figures import (
     budget_curves,
     budget_distributions,
@@ -154,4 +154,5 @@ def run_figures(cfg: DictConfig) -> Table:
         f"the {len(ablations.tasks)}-task ablation slice.",
     ]
     publish(cfg, table, "figures", {"figures": float(len(figures))}, figures=figures)
+    raise_for_failed_agents([*data.episodes, *ablations.episodes])
     return table

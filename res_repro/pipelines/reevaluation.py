@@ -8,7 +8,7 @@ the same records.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from omegaconf import DictConfig
 
@@ -16,6 +16,7 @@ from res_repro.agents import Agent
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.pipelines.budgets import current_values, historical_values
+from res_repro.pipelines.cells import FailedAgents, split_failed
 from res_repro.pipelines.lineages import build_lineages, configured_agents, configured_tasks, run_requests
 from res_repro.res.scaling import LineageResult
 
@@ -40,11 +41,14 @@ score under the configured threshold (``metrics.pass_flags``), applied after the
 
 @dataclass
 class DepthRecords:
-    """Every agent's episode at every accepted node of every lineage, in task order."""
+    """Every agent's episode at every accepted node of every lineage, in task order; agents whose every
+    episode failed have no chains, only their errors (``failed``)."""
 
     lineages: list[LineageResult]
     agents: dict[str, Agent]
     chains: dict[str, list[list[EpisodeRecord]]]  # agent -> per seed, one record per node (root first)
+    episodes: list[EpisodeRecord]  # every episode, in run order
+    failed: FailedAgents = field(default_factory=FailedAgents)
 
     @property
     def depths(self) -> list[int]:
@@ -84,17 +88,21 @@ def depth_records(cfg: DictConfig) -> DepthRecords:
         for lineage in lineages
         for node in lineage.nodes
     ]
-    flat = iter(run_requests(cfg, requests, agents, lineages))
+    episodes = run_requests(cfg, requests, agents, lineages)
+    flat = iter(episodes)
     chains = {key: [[next(flat) for _ in lineage.nodes] for lineage in lineages] for key in agents}
+    ran, failed = split_failed(agents, episodes)
     # a seed with an episode that failed for infrastructure reasons (after its retries) is left out for
-    # every agent: an ungraded episode says nothing about the agent and must not count as a failure
+    # every agent that ran: an ungraded episode says nothing about the agent and must not count as a failure
     keep = [
         i
         for i in range(len(lineages))
-        if not any(record.infrastructure_failure for key in agents for record in chains[key][i])
+        if not any(record.infrastructure_failure for key in ran for record in chains[key][i])
     ]
     return DepthRecords(
         lineages=[lineages[i] for i in keep],
-        agents=agents,
-        chains={key: [chains[key][i] for i in keep] for key in agents},
+        agents=ran,
+        chains={key: [chains[key][i] for i in keep] for key in ran},
+        episodes=episodes,
+        failed=failed,
     )

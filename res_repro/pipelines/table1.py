@@ -23,7 +23,14 @@ from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import MetricSettings
 from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.evaluation.summary import Metric, metrics_for, statistics_note
-from res_repro.pipelines.cells import format_p, interval_text, metric_settings, pct
+from res_repro.pipelines.cells import (
+    condition_failures,
+    failed_text,
+    format_p,
+    interval_text,
+    metric_settings,
+    pct,
+)
 from res_repro.pipelines.costs import DryRunPlan, report_usage
 from res_repro.pipelines.lineages import (
     build_lineages,
@@ -98,7 +105,7 @@ def build_table1(
             if not mine:
                 errors = (failures or {}).get((key, condition), 0)
                 if errors:
-                    why = f"failed: {errors} infrastructure errors"
+                    why = failed_text(errors)
                     table.add_row(
                         *_unreported_row([name, kind, condition, 0], metrics, prefix, reported, why)
                     )
@@ -212,17 +219,6 @@ def paired_records(
     return records
 
 
-def condition_failures(
-    flat: Sequence[EpisodeRecord], agent_keys: Sequence[str], n_tasks: int
-) -> dict[tuple[str, str], int]:
-    """Infrastructure errors per (agent, condition), read in the order of :func:`paired_records`."""
-    counts: dict[tuple[str, str], int] = {}
-    for index, record in enumerate(flat):
-        key = (agent_keys[index // (2 * n_tasks)], ORIGINAL if index % (2 * n_tasks) < n_tasks else RES)
-        counts[key] = counts.get(key, 0) + record.infrastructure_failure
-    return counts
-
-
 def table1_requests(
     agent_keys: Sequence[str], conditions: Mapping[str, Sequence[Task]]
 ) -> list[EpisodeRequest]:
@@ -262,7 +258,7 @@ def run_table1(cfg: DictConfig) -> Table:
         settings=metric_settings(cfg),
         target=target,
         target_stops=sum(lineage.stop_reason == "target_failed" for lineage in lineages),
-        failures=condition_failures(flat, list(agents), len(tasks)),
+        failures=condition_failures(flat),
     )
     metrics.update(report_usage(cfg, flat))
     depths = [lineage.last.manifest.depth for lineage in lineages]

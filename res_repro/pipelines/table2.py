@@ -23,7 +23,7 @@ from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import MetricSettings, success_description
 from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.evaluation.summary import metrics_for
-from res_repro.pipelines.cells import interval_text, metric_settings, pct
+from res_repro.pipelines.cells import failed_text, interval_text, metric_settings, pct, split_failed
 from res_repro.pipelines.lineages import (
     build_lineages,
     configured_agents,
@@ -32,7 +32,7 @@ from res_repro.pipelines.lineages import (
     run_requests,
 )
 from res_repro.pipelines.paper import paper_rows
-from res_repro.pipelines.reporting import publish, write_episodes
+from res_repro.pipelines.reporting import publish, raise_for_failed_agents, write_episodes
 from res_repro.reporting.tables import Table
 from res_repro.res.scaling import LineageResult
 from res_repro.sft.collect import (
@@ -140,6 +140,14 @@ def evaluate_checkpoints(
     return per_condition, flat
 
 
+def checkpoint_failures(
+    keys: Mapping[str, str], agents: Mapping[str, Agent], evaluated: Sequence[EpisodeRecord]
+) -> dict[str, int]:
+    """Condition -> infrastructure errors, for the conditions whose served checkpoint ran no episode."""
+    failed = split_failed(agents, evaluated)[1]
+    return {condition: failed.total(key) for condition, key in keys.items() if key in failed.agents}
+
+
 def data_cells(summary: CollectionSummary | None, result: TrainResult | None) -> list[object]:
     """The training-set and training cells of a row (blank for the base model)."""
     if summary is None or result is None:
@@ -178,8 +186,12 @@ def build_table2(
     evaluation: Mapping[str, Sequence[EpisodeRecord]],
     benchmark: str,
     settings: MetricSettings,
+    failures: Mapping[str, int] | None = None,
 ) -> tuple[Table, dict[str, float]]:
-    """Rows per condition (data, training, evaluation) beside the paper, then the paper's other rows."""
+    """Rows per condition (data, training, evaluation) beside the paper, then the paper's other rows.
+
+    ``failures`` counts the infrastructure errors of a condition whose served checkpoint ran no episode:
+    its evaluation cells say so instead of "not run"."""
     metrics, prefix = metrics_for(benchmark)
     columns = [
         "model",
@@ -210,7 +222,8 @@ def build_table2(
                 cells += [pct(estimate.value), interval_text(estimate)]
                 logged.update(estimate.as_metrics(f"{condition}.{metric.paper_suffix}"))
             else:
-                cells += ["not run", ""]
+                errors = (failures or {}).get(condition)
+                cells += [failed_text(errors) if errors else "not run", ""]
             cells.append(reported.get(f"{prefix}_{metric.paper_suffix}", "") if prefix else "")
         table.add_row(*cells)
     for (paper_model, condition), row in paper.items():
@@ -311,9 +324,11 @@ def run_table2(cfg: DictConfig) -> Table:
         evaluation=evaluation,
         benchmark=cfg.benchmark.name,
         settings=metric_settings(cfg),
+        failures=checkpoint_failures(keys, evaluators, evaluated),
     )
     table.notes = table2_notes(cfg, summaries, training, bool(keys))
     logs = [file for result in training.values() for file in result.files]
     extra = [*files.values(), *logs, write_episodes([*episodes, *evaluated], out / "episodes.jsonl")]
     publish(cfg, table, "table2", metrics, extra=extra)
+    raise_for_failed_agents(evaluated)
     return table

@@ -35,7 +35,7 @@ from res_repro.pipelines.cells import (
     rate_cells,
 )
 from res_repro.pipelines.paper import paper_values
-from res_repro.pipelines.reporting import publish
+from res_repro.pipelines.reporting import publish, raise_for_failed_agents
 from res_repro.reporting.tables import Table
 
 
@@ -109,6 +109,16 @@ def build_component_table(
             )
             logged.update(rate_with_ci(flags, settings.confidence).as_metrics(f"{key}.{condition}.pass_at_1"))
             logged.update(mean_with_ci(scores, settings.confidence).as_metrics(f"{key}.{condition}.score"))
+    data.failed.add_rows(
+        table,
+        part.conditions,
+        lambda key, agent, condition: [
+            agent_label(key, agent, cfg.scaling.target),
+            LABELS[condition],
+            *components(cfg, condition),
+            0,
+        ],
+    )
     table.notes = [
         agent_note(data.agents, cfg.scaling.target),
         "One attempt per agent per environment. Pass@1: native score >= "
@@ -128,6 +138,7 @@ def run_component_table(cfg: DictConfig, name: str) -> Table:
     data = ablation_records(cfg)
     table, metrics = build_component_table(cfg, data, part, paper_values()["table3"][part.paper_key])
     publish(cfg, table, name, metrics, extra=[write_ablation_episodes(cfg, data)])
+    raise_for_failed_agents(data.episodes)
     return table
 
 

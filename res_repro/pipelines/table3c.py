@@ -26,7 +26,7 @@ from res_repro.pipelines.cells import (
 )
 from res_repro.pipelines.figure_views import caps_figure
 from res_repro.pipelines.reevaluation import DepthRecords, depth_caps, depth_records
-from res_repro.pipelines.reporting import publish
+from res_repro.pipelines.reporting import publish, raise_for_failed_agents
 from res_repro.reporting.tables import Table
 
 
@@ -57,6 +57,16 @@ def build_table3c(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str,
             )
             logged[f"{key}.cap_{cap}.pass_at_1"] = pass_at_1(scores, settings.threshold)
             logged[f"{key}.cap_{cap}.score"] = mean_score(scores)
+    data.failed.add_rows(
+        table,
+        caps,
+        lambda key, agent, cap: [
+            agent_label(key, agent, cfg.scaling.target),
+            cap,
+            0,
+            f"{fmean(min(cap, d) for d in data.depths):.2f}",
+        ],
+    )
     table.notes = [
         agent_note(data.agents, cfg.scaling.target),
         f"Cap c evaluates each seed's last accepted environment at depth <= c (stopped lineages keep their "
@@ -72,4 +82,5 @@ def run_table3c(cfg: DictConfig) -> Table:
     data = depth_records(cfg)
     table, metrics = build_table3c(cfg, data)
     publish(cfg, table, "table3c", metrics, figures={"figA4_depth_caps": caps_figure(cfg, data)})
+    raise_for_failed_agents(data.episodes)
     return table

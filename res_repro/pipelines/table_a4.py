@@ -28,7 +28,7 @@ from res_repro.pipelines.cells import (
 from res_repro.pipelines.figure_views import budget_figure
 from res_repro.pipelines.paper import paper_values
 from res_repro.pipelines.reevaluation import DepthRecords, depth_records
-from res_repro.pipelines.reporting import publish
+from res_repro.pipelines.reporting import publish, raise_for_failed_agents
 from res_repro.reporting.tables import Table
 
 PAPER_KEYS = ("pass_count", "score", "turns", "tools", "tokens_m")
@@ -72,6 +72,16 @@ def build_table_a4(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str
                 *(paper_cell(reported.get(d), k) for k in PAPER_KEYS),
             )
             logged[f"{key}.d{d}.historical_score"] = fmean(score)
+    data.failed.add_rows(
+        table,
+        range(data.max_depth + 1),
+        lambda key, agent, d: [
+            agent_label(key, agent, cfg.scaling.target),
+            d,
+            reach(depths, d),
+            continuing(depths, d),
+        ],
+    )
     table.notes = [
         agent_note(data.agents, cfg.scaling.target),
         "hist.: the paper's historical mean: a seed stopped at depth s is at E_min(j,s) at budget j; its "
@@ -94,4 +104,5 @@ def run_table_a4(cfg: DictConfig) -> Table:
     table, metrics = build_table_a4(cfg, data)
     figures = {"fig4_historical_budgets": budget_figure(cfg, data, historical=True)}
     publish(cfg, table, "table_a4", metrics, figures=figures)
+    raise_for_failed_agents(data.episodes)
     return table

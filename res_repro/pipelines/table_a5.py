@@ -23,12 +23,13 @@ from res_repro.pipelines.cells import (
     agent_label,
     agent_note,
     bootstrap_cell,
+    failed_text,
     mean_cells,
     metric_settings,
 )
 from res_repro.pipelines.figure_views import ablation_dumbbells
 from res_repro.pipelines.paper import paper_values
-from res_repro.pipelines.reporting import publish
+from res_repro.pipelines.reporting import publish, raise_for_failed_agents
 from res_repro.reporting.tables import Table
 
 PAPER_SOURCE = "paper (DeepSeek-V4.1-Flash)"
@@ -64,6 +65,9 @@ def build_table_a5(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
         ]
         table.add_row(_kind(data, key), "paired p vs control", "", *p_values)
         logged.update({f"{key}.{c}.score": mean_score(v) for c, v in scores.items()})
+    for key, agent in data.failed.agents.items():
+        errors = (data.failed.errors.get((key, c), 0) for c in data.conditions)
+        table.add_row(f"ours: {agent_label(key, agent)}", "all tasks", "", *map(failed_text, errors))
     for row in paper_values()["table_a5_per_task_scores"]:
         table.add_row(
             PAPER_SOURCE,
@@ -88,4 +92,5 @@ def run_table_a5(cfg: DictConfig) -> Table:
     table, metrics = build_table_a5(cfg, data)
     figures = {f"figA5_{key}": ablation_dumbbells(cfg, data, key) for key in data.agents}
     publish(cfg, table, "table_a5", metrics, extra=[write_ablation_episodes(cfg, data)], figures=figures)
+    raise_for_failed_agents(data.episodes)
     return table

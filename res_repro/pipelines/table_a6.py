@@ -29,7 +29,7 @@ from res_repro.pipelines.cells import (
 )
 from res_repro.pipelines.paper import paper_values
 from res_repro.pipelines.reevaluation import tokens
-from res_repro.pipelines.reporting import publish
+from res_repro.pipelines.reporting import publish, raise_for_failed_agents
 from res_repro.reporting.tables import Table
 
 
@@ -74,6 +74,11 @@ def build_table_a6(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
             )
             logged[f"{key}.{condition}.tool_calls"] = fmean(calls)
             logged[f"{key}.{condition}.wall_seconds"] = fmean(r.wall_seconds for r in records)
+    data.failed.add_rows(
+        table,
+        data.conditions,
+        lambda key, agent, condition: [agent_label(key, agent, cfg.scaling.target), LABELS[condition], 0],
+    )
     table.notes = [
         agent_note(data.agents, cfg.scaling.target),
         f"Tokens: '{NOT_RUN}' because scripted agents call no model; the paper's tokens are DeepSeek's "
@@ -91,4 +96,5 @@ def run_table_a6(cfg: DictConfig) -> Table:
     data = ablation_records(cfg)
     table, metrics = build_table_a6(cfg, data)
     publish(cfg, table, "table_a6", metrics, extra=[write_ablation_episodes(cfg, data)])
+    raise_for_failed_agents(data.episodes)
     return table

@@ -25,7 +25,7 @@ from res_repro.pipelines.cells import (
     rate_cells,
 )
 from res_repro.pipelines.paper import paper_values
-from res_repro.pipelines.reporting import publish
+from res_repro.pipelines.reporting import publish, raise_for_failed_agents
 from res_repro.reporting.tables import Table
 
 
@@ -70,6 +70,11 @@ def build_table_a7(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
                 ]
                 logged[f"{key}.{condition}.{tau_key(tau)}"] = count
             table.add_row(*cells)
+    data.failed.add_rows(
+        table,
+        data.conditions,
+        lambda key, agent, condition: [agent_label(key, agent, cfg.scaling.target), LABELS[condition], 0],
+    )
     table.notes = [
         agent_note(data.agents, cfg.scaling.target),
         "Each entry counts tasks with native score >= tau over the slice; the paper's component rows use "
@@ -84,4 +89,5 @@ def run_table_a7(cfg: DictConfig) -> Table:
     data = ablation_records(cfg)
     table, metrics = build_table_a7(cfg, data)
     publish(cfg, table, "table_a7", metrics, extra=[write_ablation_episodes(cfg, data)])
+    raise_for_failed_agents(data.episodes)
     return table
