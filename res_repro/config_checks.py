@@ -37,6 +37,7 @@ from res_repro.config import (
     SandboxConfig,
     ScalingConfig,
     SFTCollectionConfig,
+    SFTEvaluationConfig,
     SFTTrainConfig,
     SweepConfig,
     TinyModelConfig,
@@ -169,6 +170,7 @@ RANGES: dict[type, dict[str, Bound]] = {
         "logging_steps": COUNT,
     },
     SFTCollectionConfig: {"per_condition": COUNT},
+    SFTEvaluationConfig: {"max_new_tokens": COUNT},
 }
 
 
