@@ -15,9 +15,9 @@ MODELS ?=
 CLAW_SUITE := $(if $(CLAW_EVAL_LIVE_DIR),claw_eval_live,claw_bundled)
 CLAW := $(if $(CLAW_EVAL_LIVE_DIR),benchmark=claw_eval_live,)
 comma := ,
-TABLE1_SUITES := claw_bundled,workspace_bundled,terminal_bundled$(if $(CLAW_EVAL_LIVE_DIR),$(comma)claw_eval_live,)
+SUITES := claw_bundled,workspace_bundled,terminal_bundled$(if $(CLAW_EVAL_LIVE_DIR),$(comma)claw_eval_live,)
 
-.PHONY: help install system-deps test test-fast lint format table1 table2 table3 table3a table3b table3c table_a2 table_a3 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench bench-peers notebook mlflow-ui clean paper mutation security-report
+.PHONY: help install system-deps test test-fast lint format table1 table2 table3 table3a table3b table3c table_a1 table_a2 table_a3 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench bench-peers notebook mlflow-ui clean paper mutation security-report
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "} {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -56,7 +56,7 @@ format: install ## Reformat the code with ruff
 	$(VENV)/bin/ruff check --fix .
 
 table1: install ## Table 1 on the three bundled suites (offline default: scripted agents; MODELS=sim, paper or api)
-	$(CLI) -m experiment=table1 benchmark=$(TABLE1_SUITES) $(if $(MODELS),models=$(MODELS) save_results=false,save_results=true)
+	$(CLI) -m experiment=table1 benchmark=$(SUITES) $(if $(MODELS),models=$(MODELS) save_results=false,save_results=true)
 
 table3a: install ## Table 3A: saved RES vs dependencies removed (the planned-depth >= 3 cohort, shared ablation records)
 	$(CLI) experiment=table3a $(CLAW) save_results=true
@@ -68,6 +68,9 @@ table3: table3a table3b ## Table 3A and 3B (the second reuses the first's record
 
 table3c: install ## Table 3C and Figure A4: depth caps 0,1,2,3,5,10 over the same lineages
 	$(CLI) experiment=table3c $(CLAW) save_results=true
+
+table_a1: install ## Table A1: the protocols' settings as configured, each with its config key, beside the paper's
+	$(CLI) experiment=table_a1 $(CLAW) save_results=true
 
 table_a2: install ## Table A2 and Figure 5: proposer cost per accepted child (mean, median, P90)
 	$(CLI) experiment=table_a2 $(CLAW) save_results=true
@@ -90,13 +93,13 @@ table_a7: install ## Table A7: success counts at thresholds 0.70, 0.80, 0.90 ove
 figures: install ## Figures 2, 4, 5, 6 and A1-A5 from the shared records
 	$(CLI) experiment=figures $(CLAW) save_results=true
 
-table2: install ## Table 2: SFT on original vs RES trajectories at equal counts (offline: tiny model)
-	$(CLI) experiment=table2 save_results=true
+table2: install ## Table 2 on every bundled suite: SFT on original vs RES trajectories at equal counts, checkpoints evaluated (offline: tiny model)
+	$(CLI) -m experiment=table2 benchmark=$(SUITES) save_results=true
 
 res-depth: install ## Scripted agents per RES depth with both ablations on every bundled suite
 	$(CLI) -m experiment=res_depth benchmark=$(CLAW_SUITE),workspace_bundled,terminal_bundled,agentce save_results=true
 
-tables: table1 table2 table3a table3b table3c table_a2 table_a3 table_a4 table_a5 table_a6 table_a7 ## Every table of the paper
+tables: table1 table2 table3a table3b table3c table_a1 table_a2 table_a3 table_a4 table_a5 table_a6 table_a7 ## Every table of the paper
 
 paper: tables figures res-depth ## Everything: every table, every figure and the depth study, into results/
 

@@ -310,11 +310,14 @@ class SFTCollectionConfig:
 
 @dataclass
 class SFTEvaluationConfig:
-    """Keys of ``models`` serving each checkpoint (an OpenAI-compatible server); None: not run."""
+    """Keys of ``models`` serving each checkpoint (an OpenAI-compatible server); None: not run. With
+    ``local``, the run serves its own checkpoints on loopback instead (the keys must stay None)."""
 
     base: str | None = None
     sft_without_res: str | None = None
     sft_with_res: str | None = None
+    local: bool = False  # serve the starting and both fine-tuned checkpoints here (res_repro.simulation)
+    max_new_tokens: int = 128  # the longest reply of a locally served checkpoint
 
 
 @dataclass

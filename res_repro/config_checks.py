@@ -37,6 +37,7 @@ from res_repro.config import (
     SandboxConfig,
     ScalingConfig,
     SFTCollectionConfig,
+    SFTEvaluationConfig,
     SFTLaunchConfig,
     SFTTrainConfig,
     SweepConfig,
@@ -171,6 +172,7 @@ RANGES: dict[type, dict[str, Bound]] = {
     },
     SFTLaunchConfig: {"num_processes": COUNT},
     SFTCollectionConfig: {"per_condition": COUNT},
+    SFTEvaluationConfig: {"max_new_tokens": COUNT},
 }
 
 

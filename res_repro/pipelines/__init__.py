@@ -38,6 +38,7 @@ PIPELINES: dict[str, str] = {
     "table3a": "res_repro.pipelines.table3:run_table3a",
     "table3b": "res_repro.pipelines.table3:run_table3b",
     "table3c": "res_repro.pipelines.table3c:run_table3c",
+    "table_a1": "res_repro.pipelines.table_a1:run_table_a1",
     "table_a2": "res_repro.pipelines.table_a2:run_table_a2",
     "table_a3": "res_repro.pipelines.table_a3:run_table_a3",
     "table_a4": "res_repro.pipelines.table_a4:run_table_a4",

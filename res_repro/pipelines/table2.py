@@ -3,9 +3,11 @@
 Teachers attempt every seed task's original environment and every RES environment of its lineage
 (depth >= 1); each condition's trainable trajectories are exported as chat JSONL, downsampled (seeded)
 to the same count, and one model per condition is fine-tuned from the same checkpoint with the same seed
-and steps. Trained checkpoints are evaluated only when a ``models`` entry serves them (an
-OpenAI-compatible server); otherwise their rows say "not run". The paper's figures sit in their own
-"paper" column.
+and steps. The starting and the fine-tuned checkpoints are evaluated on each seed task's original and
+last accepted RES environment, served either by the run itself on loopback (``sft.evaluation.local``,
+the offline default: the tiny model through the checkpoint server) or by an OpenAI-compatible server a
+``models`` entry names (vLLM on a GPU machine); a checkpoint served by neither says "not run". The
+paper's figures sit in their own "paper" column.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from res_repro.pipelines.lineages import (
 )
 from res_repro.pipelines.paper import paper_rows
 from res_repro.pipelines.reporting import publish, raise_for_failed_agents, write_episodes
+from res_repro.pipelines.served import served_checkpoints
 from res_repro.reporting.tables import Table
 from res_repro.res.scaling import LineageResult
 from res_repro.sft.collect import (
@@ -52,6 +55,7 @@ if TYPE_CHECKING:  # importing the recipe loads torch; Table 2 imports it only w
     from res_repro.sft.train import TrainResult
 
 BASE, WITHOUT_RES, WITH_RES = "base", "sft_without_res", "sft_with_res"
+ENVIRONMENTS = (ORIGINAL, RES)  # where each checkpoint is evaluated: the seed task's and its last RES
 CONDITIONS = (BASE, WITHOUT_RES, WITH_RES)
 TRAINED_ON = {WITHOUT_RES: ORIGINAL, WITH_RES: RES}  # fine-tuned condition -> trajectory condition
 LABELS = {BASE: "base", WITHOUT_RES: "SFT without RES", WITH_RES: "SFT with RES"}
@@ -91,11 +95,23 @@ def evaluation_keys(cfg: DictConfig) -> dict[str, str]:
     """Condition -> key of ``models`` serving its checkpoint, for the conditions given one."""
     keys = {condition: cfg.sft.evaluation[condition] for condition in CONDITIONS}
     for condition, key in keys.items():
+        if key is not None and cfg.sft.evaluation.local:
+            raise UserInputError(
+                f"sft.evaluation.{condition}: expected null with sft.evaluation.local=true (the run serves "
+                f"its own checkpoints), got {key!r}"
+            )
         if key is not None and key not in cfg.models:
             raise UserInputError(
                 f"sft.evaluation.{condition}: expected a key of models {sorted(cfg.models)}, got {key!r}"
             )
     return {condition: key for condition, key in keys.items() if key is not None}
+
+
+def evaluated_as(cfg: DictConfig, summaries: Mapping[str, CollectionSummary]) -> str:
+    """How the evaluation cells were produced, in words (``tiny model, scripted teachers`` offline)."""
+    model = "tiny model" if cfg.sft.init == "tiny" else str(cfg.sft.name)
+    scripted = any(is_scripted for s in summaries.values() for is_scripted in s.scripted.values())
+    return f"{model}, {'scripted' if scripted else 'model'} teachers"
 
 
 def collect(
@@ -126,17 +142,26 @@ def export_conditions(
     return files
 
 
+Evaluation = dict[str, dict[str, list[EpisodeRecord]]]  # condition -> environment -> records
+
+
 def evaluate_checkpoints(
     cfg: DictConfig, lineages: Sequence[LineageResult], keys: Mapping[str, str], agents: Mapping[str, Agent]
-) -> tuple[dict[str, list[EpisodeRecord]], list[EpisodeRecord]]:
-    """One attempt per seed task's original environment for each served checkpoint."""
-    tasks = [lineage.nodes[0].task for lineage in lineages]
-    requests = [EpisodeRequest(task, key) for key in keys.values() for task in tasks]
-    flat = run_requests(cfg, requests, agents)
-    per_condition = {
-        condition: [r for r in flat[i * len(tasks) : (i + 1) * len(tasks)] if not r.infrastructure_failure]
-        for i, condition in enumerate(keys)
-    }
+) -> tuple[Evaluation, list[EpisodeRecord]]:
+    """One attempt per seed task on its original and on its last accepted RES environment for each
+    served checkpoint (condition -> key of ``models``)."""
+    tasks = {ORIGINAL: [lin.nodes[0].task for lin in lineages], RES: [lin.last.task for lin in lineages]}
+    cells = [(condition, env) for condition in keys for env in ENVIRONMENTS]
+    requests = [
+        EpisodeRequest(task, keys[condition], environment=env)
+        for condition, env in cells
+        for task in tasks[env]
+    ]
+    flat = run_requests(cfg, requests, agents, lineages)
+    per_condition: Evaluation = {condition: {} for condition in keys}
+    for i, (condition, env) in enumerate(cells):
+        chunk = flat[i * len(lineages) : (i + 1) * len(lineages)]
+        per_condition[condition][env] = [r for r in chunk if not r.infrastructure_failure]
     return per_condition, flat
 
 
@@ -146,6 +171,25 @@ def checkpoint_failures(
     """Condition -> infrastructure errors, for the conditions whose served checkpoint ran no episode."""
     failed = split_failed(agents, evaluated)[1]
     return {condition: failed.total(key) for condition, key in keys.items() if key in failed.agents}
+
+
+def checkpoint_dirs(cfg: DictConfig, training: Mapping[str, TrainResult], out: Path) -> dict[str, Path]:
+    """Condition -> the checkpoint it evaluates: the shared start for the base row (the recipe builds the
+    tiny one under ``out/init``), the trained ones for the others."""
+    start = checked_start(plain(cfg.sft)) or out / "init"
+    return {BASE: start, **{condition: result.checkpoint for condition, result in training.items()}}
+
+
+def evaluate_locally(
+    cfg: DictConfig, lineages: Sequence[LineageResult], checkpoints: Mapping[str, Path]
+) -> tuple[Evaluation, list[EpisodeRecord], dict[str, int]]:
+    """Serve the run's checkpoints on loopback and evaluate them through the openai provider."""
+    labels = {condition: f"{cfg.sft.name} {LABELS[condition]}" for condition in checkpoints}
+    max_new_tokens = cfg.sft.evaluation.max_new_tokens
+    with served_checkpoints(cfg, checkpoints, labels, max_new_tokens=max_new_tokens) as keys:
+        agents = configured_agents(cfg, list(keys.values()))
+        evaluation, evaluated = evaluate_checkpoints(cfg, lineages, keys, agents)
+        return evaluation, evaluated, checkpoint_failures(keys, agents, evaluated)
 
 
 def data_cells(summary: CollectionSummary | None, result: TrainResult | None) -> list[object]:
@@ -183,15 +227,16 @@ def build_table2(
     model: str,
     summaries: Mapping[str, CollectionSummary],
     training: Mapping[str, TrainResult],
-    evaluation: Mapping[str, Sequence[EpisodeRecord]],
+    evaluation: Mapping[str, Mapping[str, Sequence[EpisodeRecord]]],
     benchmark: str,
     settings: MetricSettings,
+    evaluated_as: str,
     failures: Mapping[str, int] | None = None,
 ) -> tuple[Table, dict[str, float]]:
-    """Rows per condition (data, training, evaluation) beside the paper, then the paper's other rows.
-
-    ``failures`` counts the infrastructure errors of a condition whose served checkpoint ran no episode:
-    its evaluation cells say so instead of "not run"."""
+    """Rows per condition (data, training, evaluation on the original and the RES environments) beside
+    the paper, then the paper's other rows; ``evaluated_as`` labels the rows whose cells were computed,
+    ``failures`` counts the infrastructure errors of a condition whose served checkpoint ran no episode
+    (its evaluation cells say so instead of "not run")."""
     metrics, prefix = metrics_for(benchmark)
     columns = [
         "model",
@@ -204,8 +249,10 @@ def build_table2(
         "loss first",
         "loss last",
     ]
+    ci = f"{settings.confidence:.0%} CI"
     for metric in metrics:
-        columns += [f"{metric.label} (%)", f"{settings.confidence:.0%} CI", "paper"]
+        columns += [f"{metric.label} (%)", ci, "paper", f"{metric.label} on RES (%)", ci]
+    columns.append("evaluation")
     table = Table(title=f"Table 2 ({benchmark}): SFT on original vs RES trajectories", columns=columns)
     paper = {(row["model"], row["condition"]): row for row in paper_rows("table2")}
     logged: dict[str, float] = {}
@@ -215,24 +262,30 @@ def build_table2(
         if summary is not None and result is not None:
             logged |= data_metrics(condition, summary, result)
         reported = paper.get((model, condition), {})
+        evaluated = evaluation.get(condition, {})
         for metric in metrics:
-            records = evaluation.get(condition)
-            if records:
-                estimate = metric.estimate(records, settings)
-                cells += [pct(estimate.value), interval_text(estimate)]
-                logged.update(estimate.as_metrics(f"{condition}.{metric.paper_suffix}"))
-            else:
-                errors = (failures or {}).get(condition)
-                cells += [failed_text(errors) if errors else "not run", ""]
-            cells.append(reported.get(f"{prefix}_{metric.paper_suffix}", "") if prefix else "")
+            for env in ENVIRONMENTS:
+                records = evaluated.get(env)
+                if records:
+                    estimate = metric.estimate(records, settings)
+                    cells += [pct(estimate.value), interval_text(estimate)]
+                    where = condition if env == ORIGINAL else f"{condition}.{RES}"
+                    logged.update(estimate.as_metrics(f"{where}.{metric.paper_suffix}"))
+                else:
+                    errors = (failures or {}).get(condition)
+                    cells += [failed_text(errors) if errors else "not run", ""]
+                if env == ORIGINAL:
+                    cells.append(reported.get(f"{prefix}_{metric.paper_suffix}", "") if prefix else "")
+        cells.append(evaluated_as if evaluated else "")
         table.add_row(*cells)
     for (paper_model, condition), row in paper.items():
         if paper_model == model:
             continue
         cells = [paper_model, LABELS[condition], "", "", "", "", "", "", ""]
         for metric in metrics:
-            cells += ["not run", "", row.get(f"{prefix}_{metric.paper_suffix}", "") if prefix else ""]
-        table.add_row(*cells)
+            paper_value = row.get(f"{prefix}_{metric.paper_suffix}", "") if prefix else ""
+            cells += ["not run", "", paper_value, "not run", ""]
+        table.add_row(*cells, "")
     return table, logged
 
 
@@ -240,7 +293,7 @@ def table2_notes(
     cfg: DictConfig,
     summaries: Mapping[str, CollectionSummary],
     training: Mapping[str, TrainResult],
-    evaluated: bool,
+    evaluated: Sequence[str],
 ) -> list[str]:
     """What the rows mean: where the data came from, the recipe, and how to fill the 'not run' cells."""
     sft, train = cfg.sft, cfg.sft.train
@@ -265,10 +318,6 @@ def table2_notes(
         "Truncation: "
         + "; ".join(result.truncation.line(condition) for condition, result in training.items())
         + " (truncation.json beside each checkpoint).",
-        "'not run' evaluations need the checkpoint served by an OpenAI-compatible server (for example "
-        "`vllm serve <run folder>/checkpoints/sft_with_res`), a models entry whose base_url points at it "
-        "(see conf/models/local_qwen.yaml), and sft.evaluation.<condition>=<that key>; the base row serves "
-        "the starting checkpoint.",
         "The 'paper' column holds the RES paper's Table 2 figures (Qwen3.5 models evaluated on "
         "Claw-Eval-Live and Workspace); they are not results of this harness.",
     ]
@@ -285,10 +334,30 @@ def table2_notes(
             "its losses show that the recipe runs end to end and say nothing about the paper's claim."
         )
     if evaluated:
+        served = (
+            "served by the harness's loopback checkpoint server (greedy decoding, at most "
+            f"{sft.evaluation.max_new_tokens} new tokens a reply, refused beyond the model's context length) "
+            "and reached through the openai provider like any OpenAI-compatible endpoint"
+            if sft.evaluation.local
+            else "served by the OpenAI-compatible endpoints of sft.evaluation"
+        )
         notes.append(
-            f"Evaluation: one attempt per seed task of {cfg.benchmark.name} in its original environment, "
-            f"turn limit {cfg.agent_loop.max_turns}; these tasks also produced the training trajectories, "
-            "unlike the paper's held-out benchmarks."
+            f"Evaluation ({', '.join(LABELS[c] for c in evaluated)}): each checkpoint, {served}, makes one "
+            f"attempt per seed task of {cfg.benchmark.name} on its original and on its last accepted RES "
+            f"environment, turn limit {cfg.agent_loop.max_turns}; these tasks also produced the training "
+            "trajectories, unlike the paper's held-out benchmarks."
+        )
+    if sft.init == "tiny" and evaluated:
+        notes.append(
+            "The rows labelled 'tiny model, scripted teachers' come from real episodes of the tiny model; it "
+            "mostly fails the tasks, which says nothing about the paper's models."
+        )
+    if len(evaluated) < len(CONDITIONS):
+        notes.append(
+            "'not run' evaluations need the checkpoint served by an OpenAI-compatible server (for example "
+            "`vllm serve <run folder>/checkpoints/sft_with_res`; README, 'Evaluating fine-tuned "
+            "checkpoints'), a models entry whose base_url points at it (see conf/models/local_qwen.yaml), "
+            "and sft.evaluation.<condition>=<that key>; the base row serves the starting checkpoint."
         )
     return notes
 
@@ -299,7 +368,7 @@ def run_table2(cfg: DictConfig) -> Table:
     teachers = checked_teachers(cfg)
     keys = evaluation_keys(cfg)
     recipe = sft_recipe()  # after the cheap checks: importing torch takes seconds
-    evaluators = configured_agents(cfg, sorted(set(keys.values())))
+    evaluators = configured_agents(cfg, sorted(set(keys.values())))  # before any work: a missing key
     lineages = build_lineages(cfg, configured_tasks(cfg))
     by_condition, episodes = collect(cfg, lineages, teachers)
     collection = cfg.sft.collection
@@ -316,7 +385,12 @@ def run_table2(cfg: DictConfig) -> Table:
     training = recipe.fine_tune(
         plain(cfg.sft), files, out / "checkpoints", seed=cfg.seed, show_progress=cfg.show_progress
     )
-    evaluation, evaluated = evaluate_checkpoints(cfg, lineages, keys, evaluators) if keys else ({}, [])
+    if cfg.sft.evaluation.local:
+        checkpoints = checkpoint_dirs(cfg, training, out / "checkpoints")
+        evaluation, evaluated, failures = evaluate_locally(cfg, lineages, checkpoints)
+    else:
+        evaluation, evaluated = evaluate_checkpoints(cfg, lineages, keys, evaluators) if keys else ({}, [])
+        failures = checkpoint_failures(keys, evaluators, evaluated)
     table, metrics = build_table2(
         model=cfg.sft.name,
         summaries=summaries,
@@ -324,9 +398,10 @@ def run_table2(cfg: DictConfig) -> Table:
         evaluation=evaluation,
         benchmark=cfg.benchmark.name,
         settings=metric_settings(cfg),
-        failures=checkpoint_failures(keys, evaluators, evaluated),
+        evaluated_as=evaluated_as(cfg, summaries),
+        failures=failures,
     )
-    table.notes = table2_notes(cfg, summaries, training, bool(keys))
+    table.notes = table2_notes(cfg, summaries, training, [c for c in CONDITIONS if c in evaluation])
     logs = [file for result in training.values() for file in result.files]
     extra = [*files.values(), *logs, write_episodes([*episodes, *evaluated], out / "episodes.jsonl")]
     publish(cfg, table, "table2", metrics, extra=extra)

@@ -17,7 +17,7 @@ from res_repro.errors import UserInputError
 from res_repro.pipelines.lineages import plain
 from res_repro.pipelines.paper import paper_values
 from res_repro.pipelines.reporting import publish
-from res_repro.pipelines.settings_table import NOT_STATED, Setting, settings_table
+from res_repro.pipelines.settings_table import NOT_STATED, ConfiguredSetting, configurations_table
 from res_repro.reporting.tables import Table
 from res_repro.sft.launch_config import accelerate_settings, deepspeed_settings
 
@@ -97,14 +97,16 @@ def build_table_a3(recipes: Mapping[str, Mapping[str, Any]], samples: int) -> Ta
     paper = {name: paper_settings(reported, name) for name in ours if name in reported["peak_lr"]}
     labels = list(next(iter(ours.values())))
     rows = [
-        Setting(
+        ConfiguredSetting(
             label,
             {name: cells[label] for name, cells in ours.items()},
             {name: cells.get(label, NOT_STATED) for name, cells in paper.items()},
         )
         for label in labels
     ]
-    table = settings_table("Table A3: SFT settings of every recipe, beside the paper's", list(ours), rows)
+    table = configurations_table(
+        "Table A3: SFT settings of every recipe, beside the paper's", list(ours), rows
+    )
     table.notes = [
         f"Updates and the last batch are computed for the paper's {samples:,} trajectories per condition; "
         "an offline run's own count is in Table 2 (train steps).",

@@ -20,16 +20,12 @@ from res_repro.agents.llm_agent import SUBMIT
 from res_repro.env.outcome import StopReason
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolCall, ToolResponse, ToolSpec
-from res_repro.simulation.wire import Answer
+from res_repro.simulation.wire import Answer, RequestError
 
 PREFIX = "sim-"
 TIERS: dict[str, type[ExplorerAgent]] = {f"{PREFIX}{cls.name}": cls for cls in EXPLORERS}
 ERROR_PREFIX = re.compile(r"error (\d{3}): ", re.DOTALL)
 HEADER = re.compile(r"^[A-Za-z0-9-]+: ")
-
-
-class RequestError(ValueError):
-    """A request the simulator cannot answer (an unknown task or model); the client gets a 400."""
 
 
 class NextCall(BaseException):

@@ -22,8 +22,7 @@ from res_repro.env.formats import detect_format
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.operators import OPERATORS
 from res_repro.res.proposer import ProgrammaticProposer, ProposalContext, ProposerCost
-from res_repro.simulation.explorers import RequestError
-from res_repro.simulation.wire import Answer
+from res_repro.simulation.wire import Answer, RequestError
 
 MODEL = "sim-proposer"
 CATALOGUE = "Operator catalogue:"

@@ -11,17 +11,15 @@ import itertools
 import json
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from res_repro.env.formats import load_task_dir
-from res_repro.simulation.explorers import TIERS, ExplorerModels, RequestError
+from res_repro.simulation.explorers import TIERS, ExplorerModels
+from res_repro.simulation.http import serve
 from res_repro.simulation.proposer import MODEL as PROPOSER
 from res_repro.simulation.proposer import ProposerModel
-from res_repro.simulation.wire import completion
-
-ROUTE = "/v1/chat/completions"
+from res_repro.simulation.wire import RequestError, completion
 
 
 class Simulation:
@@ -56,42 +54,9 @@ def load_simulation(spec: dict[str, Any]) -> Simulation:
     return Simulation(ExplorerModels(tasks), ProposerModel(spec["seed"], spec["operators_per_child"]))
 
 
-def handler(simulation: Simulation) -> type[BaseHTTPRequestHandler]:
-    """A request handler answering chat completions from ``simulation``."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            if self.path.rstrip("/") != ROUTE:
-                return self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
-            length = int(self.headers.get("Content-Length") or 0)
-            try:
-                body = json.loads(self.rfile.read(length) or b"{}")
-                self._send(200, simulation.respond(body))
-            except Exception as exc:  # an unanswerable request fails alone; the server keeps serving
-                message = str(exc) if isinstance(exc, RequestError) else f"{type(exc).__name__}: {exc}"
-                self._send(400, {"error": {"message": message, "type": "invalid_request_error"}})
-
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            """Quiet: the harness records what matters."""
-
-    return Handler
-
-
 def main(argv: list[str]) -> None:
     """Serve the simulation described by the spec file ``argv[0]`` on a free loopback port."""
-    simulation = load_simulation(json.loads(Path(argv[0]).read_text()))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler(simulation))
-    server.daemon_threads = True
-    print(f"listening {server.server_address[1]}", flush=True)
-    server.serve_forever()
+    serve(load_simulation(json.loads(Path(argv[0]).read_text())))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The OpenAI chat-completions wire format of the simulator's answers, and its token counts."""
+"""The OpenAI chat-completions wire format of the loopback servers' answers, and its token counts."""
 
 from __future__ import annotations
 
@@ -8,6 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 CHARS_PER_TOKEN = 4  # the usual rule of thumb for English text and JSON
+
+
+class RequestError(ValueError):
+    """A request a loopback server cannot answer (an unknown task or model, a prompt too long for the
+    model's context); the client gets a 400 with this message."""
 
 
 def tokens(value: Any) -> int:
@@ -25,8 +30,11 @@ class Answer:
     arguments: dict[str, Any] = field(default_factory=dict)
 
 
-def completion(body: dict[str, Any], answer: Answer, number: int) -> dict[str, Any]:
-    """The chat-completion object answering the request ``body`` (``number`` makes the ids unique)."""
+def completion(
+    body: dict[str, Any], answer: Answer, number: int, usage: tuple[int, int] | None = None
+) -> dict[str, Any]:
+    """The chat-completion object answering the request ``body`` (``number`` makes the ids unique);
+    ``usage`` is (prompt, completion) tokens when the server counted them, else they are estimated."""
     message: dict[str, Any] = {"role": "assistant", "content": answer.text}
     if answer.tool is not None:
         arguments = json.dumps(answer.arguments, default=str)
@@ -40,9 +48,9 @@ def completion(body: dict[str, Any], answer: Answer, number: int) -> dict[str, A
         produced: Any = [answer.text or "", answer.tool, arguments]
     else:
         produced = answer.text or ""
-    prompt, output = tokens([body.get("messages", []), body.get("tools", [])]), tokens(produced)
+    prompt, output = usage or (tokens([body.get("messages", []), body.get("tools", [])]), tokens(produced))
     return {
-        "id": f"chatcmpl-sim-{number}",
+        "id": f"chatcmpl-local-{number}",
         "object": "chat.completion",
         "created": 0,
         "model": body.get("model", ""),
