@@ -19,6 +19,7 @@ from res_repro.env.grade import Grade
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.pipelines.cells import failed_text
 from res_repro.pipelines.table2 import BASE, LABELS, WITH_RES, WITHOUT_RES, build_table2, checkpoint_failures
+from res_repro.sft.collect import ORIGINAL
 
 DOWN = "down"
 TINY = [
@@ -140,9 +141,10 @@ def test_table2_marks_the_served_checkpoint_whose_every_episode_failed() -> None
         model="tiny",
         summaries={},
         training={},
-        evaluation={WITH_RES: evaluated[3:]},
+        evaluation={WITH_RES: {ORIGINAL: evaluated[3:]}},
         benchmark="claw_bundled",
         settings=metric_settings(n_bootstrap=200),
+        evaluated_as="served checkpoints",
         failures=failures,
     )
     value = table.columns.index("Pass@1 (%)")
@@ -150,3 +152,6 @@ def test_table2_marks_the_served_checkpoint_whose_every_episode_failed() -> None
     assert rows[LABELS[BASE]][value] == failed_text(3)
     assert rows[LABELS[WITHOUT_RES]][value] == "not run"  # no checkpoint served: nothing failed
     assert rows[LABELS[WITH_RES]][value] == "100.00"
+    on_res = table.columns.index("Pass@1 on RES (%)")
+    assert rows[LABELS[BASE]][on_res] == failed_text(3)
+    assert rows[LABELS[WITH_RES]][on_res] == "not run"  # served, but not evaluated on RES here
