@@ -22,10 +22,13 @@ from hydra_config import compose_config, metric_settings
 
 from res_repro.agents.base import Agent, Attempt
 from res_repro.agents.reference import NopAgent, OracleAgent
+from res_repro.env.grade import Grade
 from res_repro.env.task import Task
+from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import RateEstimate
 from res_repro.evaluation.statistics import paired_bootstrap, paired_permutation_test
 from res_repro.pipelines import cells
+from res_repro.reporting.tables import Table
 
 
 class Model(Agent):
@@ -183,3 +186,53 @@ def test_the_run_metric_settings_come_from_the_metrics_group_and_the_seed():
     settings = cells.metric_settings(cfg)
     assert (settings.seed, settings.threshold) == (13, 0.6)
     assert settings.n_bootstrap == cfg.metrics.n_bootstrap and settings.confidence == cfg.metrics.confidence
+
+
+def _episode(agent: str, environment: str, failed: bool) -> EpisodeRecord:
+    return EpisodeRecord(
+        episode_id="e",
+        task_id="t",
+        benchmark="claw_bundled",
+        task_hash="h",
+        agent=agent,
+        scripted=False,
+        environment=environment,
+        sandbox="local",
+        stop_reason="provider_error" if failed else "answered",
+        grade=None if failed else Grade(score=1.0, passed=True),
+    )
+
+
+def test_failed_agents_are_split_off_with_their_errors_per_environment() -> None:
+    nop, oracle = NopAgent(), OracleAgent()
+    records = [
+        _episode("down", "original", True),
+        _episode("down", "original", True),
+        _episode("down", "res", True),
+        _episode("flaky", "original", True),  # one failure, one episode that ran: not failed
+        _episode("flaky", "original", False),
+    ]
+    assert cells.condition_failures(records) == {
+        ("down", "original"): 2,
+        ("down", "res"): 1,
+        ("flaky", "original"): 1,
+    }
+    ran, failed = cells.split_failed({"down": nop, "flaky": oracle}, iter(records))
+    assert ran == {"flaky": oracle}
+    assert failed.agents == {"down": nop}
+    assert failed.errors == {("down", "original"): 2, ("down", "res"): 1}
+    assert failed.total("down") == 3
+    assert failed.total("flaky") == 0
+
+
+def test_a_failed_agent_keeps_a_row_per_condition_saying_how_many_errors() -> None:
+    assert cells.failed_text(4) == "failed: 4 infrastructure errors"
+    assert cells.failed_row(["m", 0], 4, 5) == ["m", 0, "failed: 4 infrastructure errors", "", ""]
+    failed = cells.FailedAgents({"down": NopAgent()}, {("down", "original"): 2, ("down", "res"): 1})
+    table = Table(title="t", columns=["agent", "environment", "n", "value", "ci"])
+    failed.add_rows(table, ["original", "res", 3], lambda key, agent, condition: [key, condition, 0])
+    assert table.rows == [
+        ["down", "original", "0", "failed: 2 infrastructure errors", ""],  # a table holds text
+        ["down", "res", "0", "failed: 1 infrastructure errors", ""],
+        ["down", "3", "0", "failed: 3 infrastructure errors", ""],  # a depth cap: all of the agent's errors
+    ]
