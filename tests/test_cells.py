@@ -18,13 +18,12 @@ import math
 from typing import Any
 
 import pytest
+from episode_records import episode_record
 from hydra_config import compose_config, metric_settings
 
 from res_repro.agents.base import Agent, Attempt
 from res_repro.agents.reference import NopAgent, OracleAgent
-from res_repro.env.grade import Grade
 from res_repro.env.task import Task
-from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import RateEstimate
 from res_repro.evaluation.statistics import paired_bootstrap, paired_permutation_test
 from res_repro.pipelines import cells
@@ -188,29 +187,16 @@ def test_the_run_metric_settings_come_from_the_metrics_group_and_the_seed():
     assert settings.n_bootstrap == cfg.metrics.n_bootstrap and settings.confidence == cfg.metrics.confidence
 
 
-def _episode(agent: str, environment: str, failed: bool) -> EpisodeRecord:
-    return EpisodeRecord(
-        episode_id="e",
-        task_id="t",
-        benchmark="claw_bundled",
-        task_hash="h",
-        agent=agent,
-        scripted=False,
-        environment=environment,
-        sandbox="local",
-        stop_reason="provider_error" if failed else "answered",
-        grade=None if failed else Grade(score=1.0, passed=True),
-    )
-
-
 def test_failed_agents_are_split_off_with_their_errors_per_environment() -> None:
     nop, oracle = NopAgent(), OracleAgent()
     records = [
-        _episode("down", "original", True),
-        _episode("down", "original", True),
-        _episode("down", "res", True),
-        _episode("flaky", "original", True),  # one failure, one episode that ran: not failed
-        _episode("flaky", "original", False),
+        episode_record("down", "provider_error", "original"),
+        episode_record("down", "provider_error", "original"),
+        episode_record("down", "provider_error", "res"),
+        episode_record(
+            "flaky", "provider_error", "original"
+        ),  # one failure, one episode that ran: not failed
+        episode_record("flaky", "answered", "original"),
     ]
     assert cells.condition_failures(records) == {
         ("down", "original"): 2,

@@ -8,47 +8,31 @@ import sys
 from types import SimpleNamespace
 
 import pytest
+from episode_records import episode_record
 from fake_providers import OPENAI, SERVER_ERROR, FakeModelServer, Raw, Step
 from hydra_config import metric_settings
 
 from res_repro.agents.reference import OracleAgent
-from res_repro.env.grade import Grade
-from res_repro.evaluation.episode import EpisodeRecord, infrastructure_failures
+from res_repro.evaluation.episode import infrastructure_failures
 from res_repro.pipelines.table1 import ORIGINAL, RES, build_table1
 
 MODEL_NAME = "GPT-5.6 Sol"  # a model of the paper's Table 1, so its row has a paper figure to keep
 
 
-def _record(agent: str, stop_reason: str) -> EpisodeRecord:
-    graded = stop_reason == "answered"
-    return EpisodeRecord(
-        episode_id="e",
-        task_id="t",
-        benchmark="claw_bundled",
-        task_hash="h",
-        agent=agent,
-        scripted=False,
-        environment="original",
-        sandbox="local",
-        stop_reason=stop_reason,
-        grade=Grade(score=1.0, passed=True) if graded else None,
-    )
-
-
 def test_only_agents_with_no_episode_that_ran_count_as_failed() -> None:
     records = [
-        _record("down", "provider_error"),
-        _record("down", "sandbox_error"),
-        _record("flaky", "provider_error"),
-        _record("flaky", "answered"),
-        _record("fine", "answered"),
+        episode_record("down", "provider_error"),
+        episode_record("down", "sandbox_error"),
+        episode_record("flaky", "provider_error"),
+        episode_record("flaky", "answered"),
+        episode_record("fine", "answered"),
     ]
     assert infrastructure_failures(records) == {"down": 2}
 
 
 def test_a_failed_model_keeps_its_rows_and_the_paper_figure() -> None:
     agents = {"oracle": OracleAgent(), "down": SimpleNamespace(name="down", scripted=False, seeded=True)}
-    ok = [_record("oracle", "answered") for _ in range(3)]
+    ok = [episode_record("oracle", "answered") for _ in range(3)]
     table, _ = build_table1(
         {("oracle", ORIGINAL): ok, ("oracle", RES): ok},
         benchmark="claw_bundled",

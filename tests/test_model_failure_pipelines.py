@@ -11,12 +11,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from episode_records import episode_record
 from fake_providers import OPENAI, SERVER_ERROR, FakeModelServer
 from hydra_config import compose_config, metric_settings
 
 from res_repro.app import hydra_main
-from res_repro.env.grade import Grade
-from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.pipelines.cells import failed_text
 from res_repro.pipelines.table2 import BASE, LABELS, WITH_RES, WITHOUT_RES, build_table2, checkpoint_failures
 from res_repro.sft.collect import ORIGINAL
@@ -115,26 +114,13 @@ def test_a_failed_model_ends_the_run_and_keeps_its_rows(
     assert any("explorer-standard" in row[first] for row in rows)  # the rest of the run stands
 
 
-def _record(agent: str, stop_reason: str) -> EpisodeRecord:
-    return EpisodeRecord(
-        episode_id="e",
-        task_id="t",
-        benchmark="claw_bundled",
-        task_hash="h",
-        agent=agent,
-        scripted=False,
-        environment="original",
-        sandbox="local",
-        stop_reason=stop_reason,
-        grade=Grade(score=1.0, passed=True) if stop_reason == "answered" else None,
-    )
-
-
 def test_table2_marks_the_served_checkpoint_whose_every_episode_failed() -> None:
-    # the evaluation part of Table 2 needs served checkpoints (a GPU run): its rows, from records
+    # the evaluation rows from records: a served checkpoint whose every request failed, one that answered
     keys = {BASE: "served-base", WITH_RES: "served-res"}
     agents = {key: SimpleNamespace(name=key, scripted=False, seeded=True) for key in keys.values()}
-    evaluated = [_record("served-base", "provider_error")] * 3 + [_record("served-res", "answered")] * 3
+    evaluated = [episode_record("served-base", "provider_error")] * 3 + [
+        episode_record("served-res", "answered")
+    ] * 3
     failures = checkpoint_failures(keys, agents, evaluated)
     assert failures == {BASE: 3}
     table, _ = build_table2(
