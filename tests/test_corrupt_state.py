@@ -12,8 +12,8 @@ from pathlib import Path
 
 import mlflow
 import pytest
+from episode_records import episode_record
 from test_lineage_store import _scale
-from test_model_failure import _record
 from test_response_cache import _response
 
 from res_repro.agents.response_cache import DATABASE, ResponseCache
@@ -39,7 +39,7 @@ def test_a_damaged_episode_record_is_moved_aside_and_run_again(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, damage: str
 ) -> None:
     store = EpisodeStore(tmp_path)
-    kept, damaged = _record("a", "answered"), _record("b", "answered")
+    kept, damaged = episode_record("a"), episode_record("b")
     kept.episode_id, damaged.episode_id = "aa" * 12, "bb" * 12
     store.put(kept)
     store.put(damaged)
