@@ -391,7 +391,10 @@ def _runs_helpdesk(proc: Path, checkout: Path) -> bool:
         return False
 
 
-def test_check_starts_each_tasks_services_once(checkout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _check_counting_service_starts(
+    checkout: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> list[list[str]]:
+    """Check the fixture's tasks with ``workers`` workers; the services of each start, in order."""
     from res_repro.env.formats.claw_eval_live.services import ServiceManager
     from res_repro.evaluation.check import check_tasks
     from res_repro.evaluation.store import EpisodeStore
@@ -405,9 +408,21 @@ def test_check_starts_each_tasks_services_once(checkout: Path, monkeypatch: pyte
 
     monkeypatch.setattr(ServiceManager, "start", counting)
     tasks = load_claw_eval_live(checkout)
-    verdicts = check_tasks(
-        tasks, backend="local", store=EpisodeStore(checkout.parent / "episodes"), workers=2
-    )
+    store = EpisodeStore(checkout.parent / f"episodes-{workers}")
+    verdicts = check_tasks(tasks, backend="local", store=store, workers=workers)
     assert [v.valid for v in verdicts] == [True, True]
-    assert sorted(starts) == [["helpdesk"], ["helpdesk", "notes"]]  # nop and oracle shared them
     assert service_processes(checkout) == []
+    return starts
+
+
+def test_check_starts_each_tasks_services_once(checkout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    starts = _check_counting_service_starts(checkout, monkeypatch, workers=1)
+    assert sorted(starts) == [["helpdesk"], ["helpdesk", "notes"]]  # nop and oracle shared them
+
+
+def test_check_with_two_workers_reuses_services(checkout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Both nops run at once; whichever ends first frees its set, so at least one oracle is served from the
+    # pool whatever the timing (the other may start its own set while its task's nop still holds one).
+    starts = _check_counting_service_starts(checkout, monkeypatch, workers=2)
+    assert len(starts) <= 3
+    assert {tuple(names) for names in starts} == {("helpdesk",), ("helpdesk", "notes")}
