@@ -43,16 +43,27 @@ class ViewSource:
     episodes: list[dict[str, Any]] = field(default_factory=list)
     lineage_root: Path | None = None
     node_ids: set[str] | None = None  # the run's nodes; None: every node in the store
+    seed_ids: set[str] | None = None  # the seed tasks of those nodes; None: every seed in the store
     display_names: dict[str, str] = field(default_factory=dict)  # a model's display name -> agent key
+    # manifests read so far, by seed: a view is a snapshot, and the pages ask for each seed several times
+    _read: dict[str, list[dict[str, Any]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def seeds(self) -> list[str]:
         """The seed tasks with at least one node to show."""
         if self.lineage_root is None or not self.lineage_root.is_dir():
             return []
-        return sorted(s for s in (p.name for p in self.lineage_root.iterdir()) if self.manifests(s))
+        names = (p.name for p in self.lineage_root.iterdir()) if self.seed_ids is None else self.seed_ids
+        return sorted(s for s in names if self.manifests(s))
 
     def manifests(self, seed: str) -> list[dict[str, Any]]:
         """The node manifests of a seed shown here, by depth (read as written; nothing is rebuilt)."""
+        if seed not in self._read:
+            self._read[seed] = self._read_manifests(seed)
+        return self._read[seed]
+
+    def _read_manifests(self, seed: str) -> list[dict[str, Any]]:
         assert self.lineage_root is not None
         found = []
         for path in sorted((self.lineage_root / seed).glob(f"*/{MANIFEST}")):
@@ -131,13 +142,14 @@ def resolve_source(target: Path, cache_dir: Path | None = None) -> ViewSource:
         raise UserInputError(f"{target}: not a folder; expected a run folder, a lineage or an episode store")
     if any((target / name).is_file() for name in RUN_FILES) or any(target.glob("*.csv")):
         cache = cache_dir or _cache_above(target)
-        nodes = {m["node_id"] for m in _jsonl(target / "lineages.jsonl")}
+        nodes = _jsonl(target / "lineages.jsonl")
         return ViewSource(
             label=str(target),
             tables=_tables(target),
             episodes=_jsonl(target / "episodes.jsonl"),
             lineage_root=cache / LINEAGES if cache else None,
-            node_ids=nodes,
+            node_ids={m["node_id"] for m in nodes},
+            seed_ids={m["seed_task_id"] for m in nodes},
             display_names=_display_names(target),
         )
     if _is_lineage_store(target):
