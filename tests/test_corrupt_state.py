@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import logging
 import subprocess
-import sys
 from pathlib import Path
 
 import mlflow
 import pytest
+from cli_runs import ONE_LEVEL, table1_command
 from episode_records import episode_record
 from test_lineage_store import _scale
 from test_response_cache import _response
@@ -141,19 +141,9 @@ def test_a_damaged_mlflow_database_is_moved_aside_and_the_run_is_recorded(
 
 @pytest.mark.slow
 def test_a_rerun_over_damaged_state_recovers_and_names_each_file(tmp_path: Path) -> None:
-    command = [
-        sys.executable,
-        "-m",
-        "res_repro",
-        "experiment=table1",
-        f"paths.root_dir={tmp_path}",
-        "benchmark=claw_bundled",
-        "benchmark.limit=2",
-        "scaling.depth_cap=1",
-        "scaling.target=null",
-        "agents=[oracle,nop]",
-        "show_progress=false",
-    ]
+    command = table1_command(
+        tmp_path, "benchmark=claw_bundled", "benchmark.limit=2", *ONE_LEVEL, "agents=[oracle,nop]"
+    )
     first = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert first.returncode == 0, first.stderr
     record = sorted((tmp_path / ".cache" / "episodes").glob("*/*.json"))[0]

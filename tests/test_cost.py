@@ -8,6 +8,7 @@ import sys
 
 import mlflow
 import pytest
+from episode_records import episode_record
 from fake_providers import OPENAI, FakeModelServer, Reply
 from hydra_config import compose_config
 
@@ -80,20 +81,9 @@ def test_a_dry_run_exits_0_and_a_pipeline_without_a_plan_says_so(tmp_path):
 
 
 def _record(agent: str, input_tokens: int, output_tokens: int, turns: int) -> EpisodeRecord:
-    return EpisodeRecord(
-        episode_id=f"{agent}-{input_tokens}",
-        task_id="t",
-        benchmark="b",
-        task_hash="h",
-        agent=agent,
-        scripted=False,
-        environment="original",
-        sandbox="local",
-        stop_reason="answered",
-        grade=None,
-        turns=turns,
-        accounting={"input_tokens": input_tokens, "output_tokens": output_tokens},
-    )
+    """An ungraded episode of ``agent`` that used the given tokens over ``turns`` turns."""
+    usage = {"input_tokens": input_tokens, "output_tokens": output_tokens}
+    return episode_record(agent, grade=None, turns=turns, accounting=usage)
 
 
 def test_cost_from_usage_matches_the_prices():

@@ -6,27 +6,25 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from cli_runs import ONE_LEVEL, table1_command
 
 ARGS = (
-    "experiment=table1",
     "benchmark=claw_bundled",
     "benchmark.limit=6",
     "scaling.depth_cap=2",
     "scaling.target=null",
     "agents=[oracle,nop]",
     "workers=2",
-    "show_progress=false",
     "tracking=none",
 )
 
 
 def _command(root: Path) -> list[str]:
-    return [sys.executable, "-m", "res_repro", *ARGS, f"paths.root_dir={root}"]
+    return table1_command(root, *ARGS)
 
 
 def _table(root: Path) -> str:
@@ -97,20 +95,14 @@ def _processes_naming(*texts: str, within: float = 60.0) -> list[str]:
 def test_sigterm_closes_every_sandbox_and_leaves_no_process(tmp_path):
     sandboxes = tmp_path / "sandboxes"  # the run's temporary folders, so its sandboxes live here
     sandboxes.mkdir()
-    command = [
-        sys.executable,
-        "-m",
-        "res_repro",
-        "experiment=table1",
+    command = table1_command(
+        tmp_path,
         "benchmark=terminal_bundled",
-        "scaling.depth_cap=1",
-        "scaling.target=null",
+        *ONE_LEVEL,
         "agents=[explorer-expert]",
         "workers=2",
-        "show_progress=false",
         "tracking=none",
-        f"paths.root_dir={tmp_path}",
-    ]
+    )
     process = subprocess.Popen(
         command,
         stdout=subprocess.DEVNULL,

@@ -7,11 +7,11 @@ import re
 from types import SimpleNamespace
 
 import pytest
+from episode_records import episode_record
 from hydra_config import compose_config
 from hydra_config import metric_settings as default_metrics
 
 from res_repro.agents import SCRIPTED_AGENTS
-from res_repro.env.grade import Grade, RubricItem
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import (
     BENCHMARK_STYLES,
@@ -37,23 +37,6 @@ from res_repro.evaluation.statistics import cluster_bootstrap_interval
 from res_repro.evaluation.summary import metrics_for
 from res_repro.pipelines.cells import metric_settings
 from res_repro.pipelines.depth import build_depth_table
-
-
-def _record(benchmark: str, score: float, passed: bool, rubric: tuple[bool, ...] = ()) -> EpisodeRecord:
-    """A graded episode of ``benchmark`` with the given native score, verdict and rubric items."""
-    items = tuple(RubricItem(name=str(i), passed=p) for i, p in enumerate(rubric))
-    return EpisodeRecord(
-        episode_id=f"e-{score}-{passed}-{rubric}",
-        task_id="t",
-        benchmark=benchmark,
-        task_hash="h",
-        agent="oracle",
-        scripted=True,
-        environment="original",
-        sandbox="local",
-        stop_reason="answered",
-        grade=Grade(score=score, passed=passed, rubric=items),
-    )
 
 
 def test_pass_at_1_counts_scores_at_threshold() -> None:
@@ -92,7 +75,10 @@ def test_pass_at_1_rejects_bad_threshold() -> None:
 
 def _workspace(*rubrics: tuple[bool, ...]) -> list[EpisodeRecord]:
     """Workspace episodes whose grader verdict is "every item passed", as the verifier decides."""
-    return [_record("workspace_bundled", sum(r) / len(r), all(r), r) for r in rubrics]
+    return [
+        episode_record(benchmark="workspace_bundled", score=sum(r) / len(r), passed=all(r), rubric=r)
+        for r in rubrics
+    ]
 
 
 FOUR_OF_FIVE, THREE_OF_FIVE, FIVE_OF_FIVE = (True,) * 4 + (False,), (True,) * 3 + (False,) * 2, (True,) * 5
@@ -114,7 +100,7 @@ def test_tcr_at_other_fraction() -> None:
 def test_tcr_counts_an_episode_without_rubric_items_as_not_completed() -> None:
     [ungraded] = _workspace(FIVE_OF_FIVE)
     ungraded.grade = None
-    no_items = _record("workspace_bundled", 0.0, False)
+    no_items = episode_record(benchmark="workspace_bundled", score=0.0, passed=False)
     assert success_flags([ungraded, no_items], default_metrics(tcr_fraction=0.0)) == [False, False]
 
 
@@ -140,24 +126,27 @@ def test_rpr_rejects_more_passed_than_total() -> None:
 
 def test_pooled_rpr_skips_episodes_without_items() -> None:
     # (4 + 3) / (5 + 5); the rubric-less episode adds nothing; n counts tasks.
-    records = [*_workspace(FOUR_OF_FIVE, THREE_OF_FIVE), _record("workspace_bundled", 0.0, False)]
-    estimate = pooled_rpr_with_ci(records)
+    no_items = episode_record(benchmark="workspace_bundled", score=0.0, passed=False)
+    estimate = pooled_rpr_with_ci([*_workspace(FOUR_OF_FIVE, THREE_OF_FIVE), no_items])
     assert (estimate.value, estimate.n) == (pytest.approx(0.7), 2)
     # two tasks: every resample is 4/5, 3/5 or 7/10, so the interval spans [0.6, 0.8]
     assert (estimate.low, estimate.high) == (pytest.approx(0.6), pytest.approx(0.8))
-    assert pooled_rpr_with_ci([_record("workspace_bundled", 0.0, False)]) == RateEstimate(0.0, 0.0, 0.0, 0)
+    assert pooled_rpr_with_ci([no_items]) == RateEstimate(0.0, 0.0, 0.0, 0)
 
 
 def test_binary_success_is_the_verifiers_verdict() -> None:
     # A partial reward of 0.9 did not pass the verifier; no threshold makes it pass.
-    records = [_record("terminal_bundled", 1.0, True), _record("terminal_bundled", 0.9, False)]
+    records = [
+        episode_record(benchmark="terminal_bundled"),
+        episode_record(benchmark="terminal_bundled", score=0.9, passed=False),
+    ]
     assert success_flags(records, default_metrics(threshold=0.5)) == [True, False]
     assert benchmark_style("some/harbor/folder") == "binary"
 
 
 def test_native_success_follows_the_threshold_not_the_graders_verdict() -> None:
     # agentce grades with a pass threshold of 1.0; Pass@1 uses metrics.threshold.
-    record = _record("agentce", 0.85, False)
+    record = episode_record(benchmark="agentce", score=0.85, passed=False)
     assert succeeded(record, default_metrics(threshold=0.8))
     assert not succeeded(record, default_metrics(threshold=0.9))
 
@@ -180,7 +169,7 @@ def test_settings_come_from_the_metrics_config_group() -> None:
 
 def test_table1_metrics_follow_the_threshold() -> None:
     (pass_metric, score_metric), prefix = metrics_for("claw_bundled")
-    records = [_record("claw_bundled", 0.8, True), _record("claw_bundled", 0.6, False)]
+    records = [episode_record(score=0.8), episode_record(score=0.6, passed=False)]
     assert prefix == "claw"
     assert pass_metric.estimate(records, default_metrics(threshold=0.7)).value == 0.5
     assert pass_metric.estimate(records, default_metrics(threshold=0.5)).value == 1.0
@@ -193,7 +182,7 @@ def _depth_pass_rates(threshold: str) -> dict[str, str]:
     # the grader's own verdict (threshold 0.80) is recorded but must not decide the depth study's rate
     scores = {"depth 0": (0.8, 0.85, 0.6), "depth 1": (0.85, 0.6, 0.6)}
     records = {
-        ("oracle", condition): [_record("claw_bundled", s, s >= 0.8) for s in values]
+        ("oracle", condition): [episode_record(score=s, passed=s >= 0.8) for s in values]
         for condition, values in scores.items()
     }
     agents = {"oracle": SCRIPTED_AGENTS["oracle"]()}
@@ -351,9 +340,9 @@ def test_every_benchmark_has_its_style_and_its_success_description() -> None:
 
 
 def test_a_native_success_counts_a_score_at_the_threshold() -> None:
-    record = _record("claw_bundled", 0.8, False)
+    record = episode_record(score=0.8, passed=False)
     assert succeeded(record, default_metrics(threshold=0.8))
-    assert not succeeded(_record("claw_bundled", 0.79, True), default_metrics(threshold=0.8))
+    assert not succeeded(episode_record(score=0.79), default_metrics(threshold=0.8))
 
 
 def test_intervals_follow_the_confidence_level() -> None:

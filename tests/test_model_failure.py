@@ -4,10 +4,10 @@ a non-zero exit and one line naming it, and its Table 1 rows stay, marked as fai
 from __future__ import annotations
 
 import subprocess
-import sys
 from types import SimpleNamespace
 
 import pytest
+from cli_runs import ONE_LEVEL, table1_command
 from episode_records import episode_record
 from fake_providers import OPENAI, SERVER_ERROR, FakeModelServer, Raw, Step
 from hydra_config import metric_settings
@@ -60,17 +60,11 @@ FAILURES: dict[str, Step] = {
 @pytest.mark.parametrize("failure", list(FAILURES))
 def test_a_model_whose_every_episode_fails_ends_the_run_non_zero(tmp_path, failure: str) -> None:
     with FakeModelServer(OPENAI, after=FAILURES[failure]) as server:
-        command = [
-            sys.executable,
-            "-m",
-            "res_repro",
-            "experiment=table1",
+        command = table1_command(
+            tmp_path,
             "benchmark=claw_bundled",
-            f"paths.root_dir={tmp_path}",
             "benchmark.limit=2",
-            "scaling.depth_cap=1",
-            "scaling.target=null",
-            "show_progress=false",
+            *ONE_LEVEL,
             "tracking=none",
             "sandbox.max_infra_retries=0",
             "agent_loop.retry.max_attempts=1",
@@ -79,7 +73,7 @@ def test_a_model_whose_every_episode_fails_ends_the_run_non_zero(tmp_path, failu
             "models.down.api_key_env=null",
             "models.down.timeout_s=5",
             "agents=[oracle,down]",
-        ]
+        )
         run = subprocess.run(command, capture_output=True, text=True, timeout=600)
         assert server.requests, "the model was never asked"
     assert run.returncode == 1, run.stdout + run.stderr

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+from cli_runs import ONE_LEVEL, table1_command
 from nbclient import NotebookClient
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "table1_from_mlflow.ipynb"
@@ -16,18 +16,7 @@ NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "table1_from_mlfl
 @pytest.mark.slow
 def test_the_notebook_redraws_table1_from_mlflow(tmp_path, monkeypatch):
     run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "res_repro",
-            "experiment=table1",
-            f"paths.root_dir={tmp_path}",
-            "benchmark.limit=2",
-            "scaling.depth_cap=1",
-            "scaling.target=null",
-            "agents=[oracle,nop]",
-            "show_progress=false",
-        ],
+        table1_command(tmp_path, "benchmark.limit=2", *ONE_LEVEL, "agents=[oracle,nop]"),
         capture_output=True,
         text=True,
         timeout=600,

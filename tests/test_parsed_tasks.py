@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from episode_records import episode_record
 from tool_factory import make_tool_task
 
 from res_repro.env.formats import files
@@ -82,30 +83,14 @@ def test_a_drafted_task_is_parsed_once_however_often_it_is_loaded(tmp_path: Path
     assert len(parses) == 1
 
 
-def record(grade: Grade | None) -> EpisodeRecord:
-    """An episode record with messages and tools."""
-    return EpisodeRecord(
-        episode_id="e",
-        task_id="t",
-        benchmark="b",
-        task_hash="h",
-        agent="a",
-        scripted=True,
-        environment="original",
-        sandbox="local",
-        stop_reason="answered",
-        grade=grade,
-        messages=[{"role": "assistant", "content": "hi"}],
-        tools=[{"name": "crm_get"}],
-    )
-
-
 @pytest.mark.parametrize(
     "grade",
     [None, Grade(score=0.5, passed=False, rubric=(RubricItem("x", True),), evidence={"log": [1, 2]})],
 )
 def test_an_episode_record_round_trips_through_json(grade: Grade | None) -> None:
-    original = record(grade)
+    original = episode_record(
+        grade=grade, messages=[{"role": "assistant", "content": "hi"}], tools=[{"name": "crm_get"}]
+    )
     data = json.loads(json.dumps(original.to_dict()))
     assert EpisodeRecord.from_dict(data) == original
     assert data["grade"] == (

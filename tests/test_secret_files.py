@@ -8,22 +8,17 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_runs import ONE_LEVEL, table1_command
 from omegaconf import OmegaConf
+from secret_scan import KEY_IN_CONFIG, SECRET, files_below, holding_the_secret
 
 from res_repro.pipelines.reporting import HYDRA_COPIES, redact_config_copies
 from res_repro.tracking.params import REDACTED
 
-SECRET = "sk-canary-0a1b2c3d4e5f60718293a4b5c6d7e8f9"
 KEY_VAR = "RES_FAKE_API_KEY"
-
-
-def holding_the_secret(root: Path) -> list[Path]:
-    """Regular files below ``root`` whose bytes hold :data:`SECRET`."""
-    return [p for p in root.rglob("*") if p.is_file() and SECRET.encode() in p.read_bytes()]
 
 
 def world_readable(path: Path) -> bool:
@@ -64,9 +59,9 @@ def test_a_local_ray_instance_logs_no_key_in_a_private_folder() -> None:
         worker_key = ray.remote(lambda: os.environ.get(KEY_VAR))  # a lambda travels by value
         assert ray.get(worker_key.remote()) == SECRET  # the workers still get the key
         assert KEY_VAR not in os.environ
-        logs = [p for p in temp.rglob("*") if p.is_file()]
+        logs = files_below(temp)
         assert len(logs) > 5  # Ray's sessions and logs are there
-        assert holding_the_secret(temp) == []
+        assert holding_the_secret(logs) == []
     finally:
         executor.close()
     assert not temp.exists()
@@ -74,25 +69,13 @@ def test_a_local_ray_instance_logs_no_key_in_a_private_folder() -> None:
 
 @pytest.mark.slow
 def test_a_run_with_a_key_in_its_config_and_environment_writes_it_nowhere(tmp_path: Path) -> None:
-    command = [
-        sys.executable,
-        "-m",
-        "res_repro",
-        "experiment=table1",
-        "benchmark=terminal_bundled",
-        "benchmark.limit=1",
-        "scaling.depth_cap=1",
-        "scaling.target=null",
-        "agents=[oracle]",
-        f"+executor.runtime_env.env_vars.OPENAI_API_KEY={SECRET}",
-        f"paths.root_dir={tmp_path}",
-        "show_progress=false",
-    ]
+    oracle_run = ("benchmark=terminal_bundled", "benchmark.limit=1", *ONE_LEVEL, "agents=[oracle]")
+    command = table1_command(tmp_path, *oracle_run, KEY_IN_CONFIG)
     env = {**os.environ, "OPENAI_API_KEY": SECRET, KEY_VAR: SECRET}
     result = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
     assert result.returncode == 0, result.stderr
-    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    written = files_below(tmp_path)
     assert any(p.parent.name == ".hydra" for p in written) and any(p.name == "mlflow.db" for p in written)
-    assert holding_the_secret(tmp_path) == []
+    assert holding_the_secret(written) == []
     for copy in (p for p in written if p.parent.name == ".hydra"):
         assert not world_readable(copy)

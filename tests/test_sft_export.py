@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 
+from episode_records import episode_record
 from hydra_config import metric_settings
 from jsonschema import Draft202012Validator
 
@@ -29,17 +30,14 @@ MESSAGES = [
 
 
 def _record(agent: str, scripted: bool, passed: bool) -> EpisodeRecord:
-    return EpisodeRecord(
+    """An episode of ``agent`` that passed or failed outright, with the conversation and tools to export."""
+    return episode_record(
+        agent,
         episode_id=f"{agent}-{passed}",
         task_id="t1",
-        benchmark="b",
-        task_hash="h",
-        agent=agent,
         scripted=scripted,
-        environment="original",
-        sandbox="local",
-        stop_reason="answered",
-        grade=Grade(score=1.0 if passed else 0.0, passed=passed),
+        score=float(passed),
+        passed=passed,
         tools=[TOOL],
         messages=MESSAGES,
     )

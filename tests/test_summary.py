@@ -12,9 +12,9 @@ Hand computations (z = 1.959964, t(0.975, 2) = 4.302653):
 from __future__ import annotations
 
 import pytest
+from episode_records import episode_record
 from hydra_config import metric_settings
 
-from res_repro.env.grade import Grade, RubricItem
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import RateEstimate, pooled_rpr_with_ci
 from res_repro.evaluation.statistics import (
@@ -37,28 +37,12 @@ from res_repro.evaluation.summary import (
 SETTINGS = metric_settings(threshold=0.8, tcr_fraction=0.8, confidence=0.95, n_bootstrap=500, seed=0)
 
 
-def _record(score: float = 0.0, passed: bool = False, items: tuple[bool, ...] = ()) -> EpisodeRecord:
-    rubric = tuple(RubricItem(name=str(i), passed=p) for i, p in enumerate(items))
-    return EpisodeRecord(
-        episode_id="e",
-        task_id="t",
-        benchmark="b",
-        task_hash="h",
-        agent="a",
-        scripted=True,
-        environment="original",
-        sandbox="local",
-        stop_reason="answered",
-        grade=Grade(score=score, passed=passed, rubric=rubric),
-    )
-
-
 def _scores(*scores: float) -> list[EpisodeRecord]:
-    return [_record(score) for score in scores]
+    return [episode_record(score=score) for score in scores]
 
 
 def _rubric(*passed: int, total: int = 5) -> list[EpisodeRecord]:
-    return [_record(items=(True,) * k + (False,) * (total - k)) for k in passed]
+    return [episode_record(rubric=(True,) * k + (False,) * (total - k)) for k in passed]
 
 
 def test_each_style_reports_its_metrics_under_the_papers_keys():
@@ -79,7 +63,12 @@ def test_each_style_reports_its_metrics_under_the_papers_keys():
 
 
 def test_pass_rates_follow_their_styles_rule_with_a_wilson_interval():
-    verdicts = [_record(0.1, True), _record(0.1, True), _record(0.95, False), _record(0.1, True)]
+    verdicts = [
+        episode_record(score=0.1, passed=True),
+        episode_record(score=0.1, passed=True),
+        episode_record(score=0.95, passed=False),
+        episode_record(score=0.1, passed=True),
+    ]
     binary = BINARY_PASS.estimate(verdicts, SETTINGS)
     native = NATIVE_PASS.estimate(verdicts, SETTINGS)
     assert (binary.value, binary.n) == (0.75, 4)  # the verifier's verdicts
@@ -97,8 +86,18 @@ def test_tcr_counts_tasks_with_at_least_the_fraction_of_their_items():
 
 
 def test_pass_rates_are_compared_by_exact_mcnemar():
-    before = [_record(0.2, False), _record(0.3, False), _record(0.5, False), _record(0.9, True)]
-    after = [_record(0.9, True), _record(0.85, True), _record(0.8, True), _record(0.9, True)]
+    before = [
+        episode_record(score=0.2, passed=False),
+        episode_record(score=0.3, passed=False),
+        episode_record(score=0.5, passed=False),
+        episode_record(score=0.9, passed=True),
+    ]
+    after = [
+        episode_record(score=0.9, passed=True),
+        episode_record(score=0.85, passed=True),
+        episode_record(score=0.8, passed=True),
+        episode_record(score=0.9, passed=True),
+    ]
     assert NATIVE_PASS.paired(before, after, SETTINGS) == pytest.approx(0.25)
     assert BINARY_PASS.paired(before, after, SETTINGS) == pytest.approx(0.25)
     assert NATIVE_PASS.paired(before, before, SETTINGS) == 1.0
@@ -144,7 +143,7 @@ def test_rpr_pools_items_with_a_cluster_bootstrap_interval():
     estimate = RPR.estimate(_rubric(4, 3), SETTINGS)
     assert (estimate.value, estimate.n) == (pytest.approx(0.7), 2)
     assert (estimate.low, estimate.high) == (pytest.approx(0.6), pytest.approx(0.8))
-    assert RPR.estimate([_record()], SETTINGS) == RateEstimate(0.0, 0.0, 0.0, 0)
+    assert RPR.estimate([episode_record()], SETTINGS) == RateEstimate(0.0, 0.0, 0.0, 0)
 
 
 def test_the_rpr_interval_is_drawn_with_the_settings_resamples_seed_and_confidence():
@@ -170,7 +169,7 @@ def test_rpr_is_compared_by_a_paired_cluster_bootstrap_and_a_permutation_test():
 
 
 def test_rpr_tests_need_pairs_with_items_in_every_episode():
-    none, every, bare = _rubric(0, 0), _rubric(5, 5), [_record()]
+    none, every, bare = _rubric(0, 0), _rubric(5, 5), [episode_record()]
     assert RPR.permutation is not None
     for first, second in [(none[:1], every[:1]), (none, [*every[:1], *bare]), ([*bare, *none[:1]], every)]:
         assert RPR.paired(first, second, SETTINGS) is None
@@ -234,7 +233,7 @@ def test_the_rpr_tests_use_the_pooled_ratio_and_the_runs_resamples_and_seed():
     counts_a = [(1 + i % 2, 3 + i % 2) for i in range(24)]  # every task differs: Monte Carlo permutations
     counts_b = [(p + (1 if i % 3 else -1), t) for i, (p, t) in enumerate(counts_a)]
     a, b = (
-        [_record(items=(True,) * p + (False,) * (t - p)) for p, t in counts]
+        [episode_record(rubric=(True,) * p + (False,) * (t - p)) for p, t in counts]
         for counts in (counts_a, counts_b)
     )
     assert (
@@ -250,7 +249,7 @@ def test_the_rpr_tests_use_the_pooled_ratio_and_the_runs_resamples_and_seed():
 
 def test_the_rpr_permutation_test_swaps_pooled_items_not_mean_counts():
     def records(*counts: tuple[int, int]) -> list[EpisodeRecord]:
-        return [_record(items=(True,) * k + (False,) * (n - k)) for k, n in counts]
+        return [episode_record(rubric=(True,) * k + (False,) * (n - k)) for k, n in counts]
 
     a, b = records((4, 6), (0, 1), (2, 5)), records((0, 2), (1, 4), (3, 4))
     # observed |4/10 - 6/12| = 0.1; of the 8 swaps of whole tasks, only swapping the second task alone or

@@ -5,34 +5,20 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import mlflow
 import pytest
+from cli_runs import ONE_LEVEL, table1_command
 
-FAST = (
-    "benchmark.limit=2",
-    "scaling.depth_cap=1",
-    "scaling.target=null",
-    "agents=[oracle,nop]",
-    "show_progress=false",
-)
+FAST = ("benchmark.limit=2", *ONE_LEVEL, "agents=[oracle,nop]")
 
 
 def _run(
     tmp_path, *overrides: str, flags: tuple[str, ...] = (), env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess:
-    command = [
-        sys.executable,
-        "-m",
-        "res_repro",
-        *flags,
-        "experiment=table1",
-        f"paths.root_dir={tmp_path}",
-        *FAST,
-    ]
-    return subprocess.run([*command, *overrides], capture_output=True, text=True, timeout=600, env=env)
+    command = table1_command(tmp_path, *FAST, *overrides, flags=flags)
+    return subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
 
 
 def _client(tmp_path) -> mlflow.tracking.MlflowClient:
@@ -156,17 +142,7 @@ def test_table1_scales_and_evaluates_a_claw_eval_live_checkout(tmp_path):
 def test_table1_runs_the_paper_protocol_offline_with_simulated_models(tmp_path):
     """``models=sim``: the paper's protocol (model target, LLM proposer, 60-turn target attempts, 50-turn
     evaluation) through the real SDK path; the printout names no deviation but the simulated models."""
-    command = [
-        sys.executable,
-        "-m",
-        "res_repro",
-        "experiment=table1",
-        f"paths.root_dir={tmp_path}",
-        "models=sim",
-        "benchmark=claw_bundled",
-        "benchmark.limit=2",
-        "show_progress=false",
-    ]
+    command = table1_command(tmp_path, "models=sim", "benchmark=claw_bundled", "benchmark.limit=2")
     first = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert first.returncode == 0, first.stdout + first.stderr
     assert "deviations from the paper: simulated models\n" in first.stdout

@@ -3,29 +3,12 @@ apart, agents whose outcomes cannot vary get no p-value, and the notes name ever
 
 from __future__ import annotations
 
+from episode_records import episode_record
 from hydra_config import metric_settings
 
 from res_repro.agents.explorer import ExpertExplorer, StandardExplorer
 from res_repro.agents.reference import OracleAgent
-from res_repro.env.grade import Grade, RubricItem
-from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.pipelines.table1 import BY_CONSTRUCTION, DETERMINISTIC, ORIGINAL, RES, build_table1
-
-
-def _record(benchmark: str, score: float, rubric: tuple[bool, ...] = ()) -> EpisodeRecord:
-    items = tuple(RubricItem(str(i), p) for i, p in enumerate(rubric))
-    return EpisodeRecord(
-        episode_id="e",
-        task_id="t",
-        benchmark=benchmark,
-        task_hash="h",
-        agent="a",
-        scripted=True,
-        environment="original",
-        sandbox="local",
-        stop_reason="answered",
-        grade=Grade(score=score, passed=score >= 0.8, rubric=items),
-    )
 
 
 def test_the_target_row_is_marked_and_reported_last() -> None:
@@ -36,8 +19,8 @@ def test_the_target_row_is_marked_and_reported_last() -> None:
     }
     records = {}
     for key in agents:
-        records[key, ORIGINAL] = [_record("claw_bundled", s) for s in (1.0, 0.9, 1.0, 0.5)]
-        records[key, RES] = [_record("claw_bundled", s) for s in (0.2, 0.9, 0.0, 0.5)]
+        records[key, ORIGINAL] = [episode_record(score=s, passed=s >= 0.8) for s in (1.0, 0.9, 1.0, 0.5)]
+        records[key, RES] = [episode_record(score=s, passed=s >= 0.8) for s in (0.2, 0.9, 0.0, 0.5)]
     table, _ = build_table1(
         records,
         benchmark="claw_bundled",
@@ -66,8 +49,13 @@ def test_rpr_uses_a_cluster_interval_and_tests_on_the_same_quantity() -> None:
     agents = {"explorer-expert": ExpertExplorer()}
     full, half = (True, True, True, True), (True, True, False, False)
     records = {
-        ("explorer-expert", ORIGINAL): [_record("workspace_bundled", 1.0, full) for _ in range(4)],
-        ("explorer-expert", RES): [_record("workspace_bundled", 0.5, half) for _ in range(4)],
+        ("explorer-expert", ORIGINAL): [
+            episode_record(benchmark="workspace_bundled", rubric=full) for _ in range(4)
+        ],
+        ("explorer-expert", RES): [
+            episode_record(benchmark="workspace_bundled", score=0.5, passed=False, rubric=half)
+            for _ in range(4)
+        ],
     }
     table, _ = build_table1(
         records, benchmark="workspace_bundled", agents=agents, models={}, settings=metric_settings()

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import mlflow
 import pytest
+from episode_records import episode_record
 
-from res_repro.env.grade import Grade
-from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.pipelines.reporting import write_episodes
 from res_repro.traces import model_episodes, tool_results, turns
 from res_repro.tracking import tracked_run
@@ -30,27 +29,6 @@ MESSAGES = [
 ]
 
 
-def _record(agent: str, scripted: bool, messages: list) -> EpisodeRecord:
-    return EpisodeRecord(
-        episode_id=f"{agent}-1",
-        task_id="t1",
-        benchmark="claw_bundled",
-        task_hash="h",
-        agent=agent,
-        scripted=scripted,
-        environment="original",
-        sandbox="local",
-        stop_reason="submitted",
-        grade=Grade(score=0.9, passed=True),
-        turns=2,
-        tool_calls=1,
-        wall_seconds=2.0,
-        messages=messages,
-        node_id="n1",
-        depth=1,
-    )
-
-
 def test_turns_pair_each_reply_with_the_messages_before_it():
     found = turns(MESSAGES)
     assert [len(inputs) for inputs, _ in found] == [2, 1]
@@ -60,14 +38,21 @@ def test_turns_pair_each_reply_with_the_messages_before_it():
 
 
 def test_only_model_episodes_with_a_conversation_are_traced():
-    records = [_record("model", False, MESSAGES), _record("oracle", True, MESSAGES), _record("m", False, [])]
+    records = [
+        episode_record("model", messages=MESSAGES),
+        episode_record("oracle", scripted=True, messages=MESSAGES),
+        episode_record("m", messages=[]),
+    ]
     assert [r.agent for r in model_episodes(records)] == ["model"]
 
 
 @pytest.mark.slow
 def test_a_model_episode_becomes_a_trace_of_the_run(tmp_path):
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    records = [_record("model", False, MESSAGES), _record("oracle", True, MESSAGES)]
+    records = [
+        episode_record("model", messages=MESSAGES, task_id="t1", score=0.9),
+        episode_record("oracle", scripted=True, messages=MESSAGES),
+    ]
     with tracked_run(
         enabled=True,
         uri=uri,

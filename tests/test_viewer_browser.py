@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
+from cli_runs import ONE_LEVEL, table1_command
 from playwright.sync_api import sync_playwright
 
 from res_repro.viewer import resolve_source, serve, write_bundle
@@ -27,20 +27,14 @@ def _chromium() -> str:
 
 
 def _small_run(root: Path) -> Path:
-    command = [
-        sys.executable,
-        "-m",
-        "res_repro",
-        "experiment=table1",
-        f"paths.root_dir={root}",
+    command = table1_command(
+        root,
         "benchmark=terminal_bundled",
         "benchmark.limit=2",
-        "scaling.depth_cap=1",
-        "scaling.target=null",
+        *ONE_LEVEL,
         "agents=[oracle,nop]",
-        "show_progress=false",
         "tracking.enabled=false",
-    ]
+    )
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     return newest_run(root / "runs")
