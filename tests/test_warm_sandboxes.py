@@ -7,6 +7,7 @@ without it.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -86,8 +87,8 @@ def test_specs_that_shape_the_started_sandbox_never_share_one(workspace: Path) -
     assert warm_key(closed) != warm_key(networked)
     assert warm_key(closed) == warm_key(other_files)
     with warm_sandboxes(2) as pool:
-        LocalSandbox(closed).start()  # warms one for the closed spec (closed with the block)
-        wait_ready(pool)
+        with LocalSandbox(closed):  # started cold: a warm one for its key is started for later
+            wait_ready(pool)
         with LocalSandbox(networked) as sandbox:
             assert pool.served == {"cold": 2}
             interfaces = sandbox.exec("cat /proc/net/dev", T).stdout
@@ -131,6 +132,19 @@ def test_a_change_to_the_host_secrets_discards_a_warm_sandbox(
         with LocalSandbox(spec) as sandbox:
             assert pool.served["stale"] == 1
             assert sandbox.shell().pid is None  # started cold, with the masks of now
+
+
+def test_a_forked_child_never_takes_its_parents_sandboxes(workspace: Path) -> None:
+    spec = SandboxSpec(workspace=workspace)
+    with warm_sandboxes(2) as pool:
+        with LocalSandbox(spec):
+            wait_ready(pool)
+        child = os.fork()
+        if child == 0:
+            os._exit(0 if pool.take(spec) is None else 1)
+        _, status = os.waitpid(child, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert pool.ready() == 1
 
 
 def comparable(record: EpisodeRecord) -> dict[str, Any]:

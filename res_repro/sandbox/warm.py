@@ -93,6 +93,7 @@ class WarmPool:
         self._pending: list[_Start] = []  # every start not yet finished, claimed or not
         self._lock = threading.Lock()
         self._closed = False
+        self._pid = os.getpid()  # a forked child must not take its parent's sandboxes
 
     def ready(self) -> int:
         """How many warm sandboxes are ready now, over all keys."""
@@ -100,7 +101,11 @@ class WarmPool:
             return len(self._ready)
 
     def take(self, spec: SandboxSpec) -> LocalSandbox | None:
-        """A warm sandbox for ``spec`` (None: start cold), and a replacement started in the background."""
+        """A warm sandbox for ``spec`` (None: start cold), and a replacement started in the background.
+
+        In a process forked from the pool's, always None: the warm sandboxes belong to the parent."""
+        if os.getpid() != self._pid:
+            return None
         key = warm_key(spec)
         with self._lock:
             found = next((entry for entry in self._ready if entry[0] == key), None)
