@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 
 from res_repro.agents.base import Agent
@@ -16,8 +17,11 @@ from res_repro.evaluation.progress import progress
 from res_repro.evaluation.scheduling import ConcurrencyLimits, stream
 from res_repro.evaluation.store import EpisodeStore, episode_key
 from res_repro.sandbox import Backend, backend_key, backend_name
+from res_repro.sandbox.warm import warm_sandboxes
 
 log = logging.getLogger(__name__)
+
+WARM_SANDBOXES_PER_WORKER = 2  # started local sandboxes kept ready for the next episodes, per worker
 
 __all__ = ["EpisodeRequest", "evaluate"]
 
@@ -64,7 +68,9 @@ def evaluate(
     back, so an interrupted run loses nothing and a rerun redoes nothing. ``backend`` is a backend name or
     a :class:`~res_repro.sandbox.SandboxBackend` with its limits; concurrency limits count by its name,
     ids also carry non-default limits. Progress is shown under ``label`` (see
-    :func:`~res_repro.evaluation.progress.progress`).
+    :func:`~res_repro.evaluation.progress.progress`). On the local backend, episodes run in this process
+    take their sandboxes from a pool of warm ones (:func:`~res_repro.sandbox.warm.warm_sandboxes`),
+    started in the background while earlier episodes run.
     """
     executor = executor or LocalExecutor(workers)
     limits = limits or ConcurrencyLimits()
@@ -88,8 +94,10 @@ def evaluate(
         jobs.append(EpisodeJob(index, request, episode_id, backend, seed, max_infra_retries, keys))
     log.info("%d episodes: %d reused from the store, %d to run", len(requests), len(records), len(jobs))
     with progress(label, len(requests), completed=len(records), enabled=show_progress) as advance:
+        warm = backend_name(backend) == "local" and isinstance(executor, LocalExecutor)
+        pool = warm_sandboxes(WARM_SANDBOXES_PER_WORKER * executor.slots) if warm else nullcontext()
         if jobs:
-            with executor.start(agents):
+            with pool, executor.start(agents):
                 for job, record in stream(executor, jobs, limits):
                     labelled = job.request.label(record)
                     store.put(labelled)

@@ -36,6 +36,7 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
+from typing import Protocol
 
 from res_repro.sandbox.base import (
     AGENT_LOGS_DIR,
@@ -100,7 +101,24 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
 _MNT_DETACH = 2  # umount2(2) flag: detach now, free once no longer busy
 
+WARM_UP_TIMEOUT_S = 30.0  # how long a warm sandbox's shell may take to answer its first command
 _LIVE: set[LocalSandbox] = set()  # open sandboxes, closed at exit if the caller did not
+
+
+class WarmSupply(Protocol):
+    """Where :meth:`LocalSandbox.start` looks for a warm sandbox (see :mod:`.warm`)."""
+
+    def take(self, spec: SandboxSpec) -> LocalSandbox | None:
+        """A started, never used sandbox with ``spec``'s settings and an empty /app, or None."""
+
+
+_WARM_SUPPLY: WarmSupply | None = None  # set while a warm pool is active in this process
+
+
+def set_warm_supply(supply: WarmSupply | None) -> None:
+    """Make :meth:`LocalSandbox.start` take warm sandboxes from ``supply`` (None: always start cold)."""
+    global _WARM_SUPPLY
+    _WARM_SUPPLY = supply
 
 
 @atexit.register
@@ -416,9 +434,32 @@ class LocalSandbox(Sandbox):
 
     def start(self) -> None:
         """Check bubblewrap, create the private folders (on a capped tmpfs where possible), the
-        process cgroup, and copy the workspace into /app."""
+        process cgroup, and copy the workspace into /app.
+
+        Within :func:`~res_repro.sandbox.warm.warm_sandboxes` a warm sandbox of the same settings, never
+        used, is adopted instead when one is ready: its folders, cgroup and answering shell become this
+        sandbox's, and only the workspace copy is left to do.
+        """
         if self._root is not None:
             return
+        warm = _WARM_SUPPLY.take(self.spec) if _WARM_SUPPLY is not None else None
+        if warm is None:
+            self._start_blank()
+        else:
+            self.adopt(warm)
+        if self.spec.workspace is None:
+            return
+        try:
+            shutil.copytree(self.spec.workspace, self.root / "app", symlinks=True, dirs_exist_ok=True)
+        except OSError as exc:
+            self.close()
+            raise SandboxError(f"cannot copy the workspace into the sandbox: {exc}") from exc
+        except BaseException:
+            self.close()
+            raise
+
+    def _start_blank(self) -> None:
+        """Create the private folders, the workspace tmpfs and the cgroup, with an empty /app."""
         _checked_bwrap()
         host_tool("prlimit", "util-linux")
         _stable_unreadable_entries()  # scanned here, once per process, not inside a command's timeout
@@ -434,8 +475,6 @@ class LocalSandbox(Sandbox):
             (root / "tmp").chmod(0o1777)
             (root / SHM_DIR).mkdir(mode=0o1777)
             (root / SHM_DIR).chmod(0o1777)
-            if self.spec.workspace is not None:
-                shutil.copytree(self.spec.workspace, root / "app", symlinks=True, dirs_exist_ok=True)
             self._cgroup = pids_cgroup(self.spec.limits.pids)
         except OSError as exc:
             self.close()
@@ -444,6 +483,36 @@ class LocalSandbox(Sandbox):
             self.close()
             raise
         self._root = root
+
+    def warm_up(self) -> None:
+        """Start this sandbox with an empty /app (never from the warm pool) and its shell, which must
+        answer one ``true``: a warm sandbox, ready for :meth:`adopt`. Closed again when that fails."""
+        if self.spec.workspace is not None:
+            raise SandboxError("a warm sandbox starts with an empty /app: its spec has no workspace")
+        self._start_blank()
+        try:
+            answer = self.shell().run("true", WARM_UP_TIMEOUT_S)
+        except BaseException:
+            self.close()
+            raise
+        if not answer.ok:
+            self.close()
+            raise SandboxError(f"a warm sandbox's shell did not answer: {answer.stdout.strip()!r}")
+
+    def adopt(self, warm: LocalSandbox) -> None:
+        """Take over the started, never used sandbox ``warm`` (same settings but the workspace): its
+        folders, cgroup, shell and processes become this sandbox's, and ``warm`` is left closed."""
+        with warm._lock:
+            running, warm._running = warm._running, set()
+        with self._lock:
+            self._running |= running
+        self._base, self._root, self._cgroup = warm._base, warm._root, warm._cgroup
+        self.workspace_capped, self._shell = warm.workspace_capped, warm._shell
+        warm._base, warm._root, warm._cgroup, warm._shell = None, None, None, None
+        if self._shell is not None:
+            self._shell.serve(self)
+        _LIVE.add(self)
+        _LIVE.discard(warm)
 
     def close(self) -> None:
         """Kill the shell and every running command, then delete the private folders (idempotent)."""
@@ -689,6 +758,15 @@ class LocalShell(FramedShell):
         self._poller = select.poll()
         self._framing = ShellFraming("")
         self._script = ""
+
+    def serve(self, sandbox: LocalSandbox) -> None:
+        """Belong to ``sandbox`` from now on (one that adopted this shell's warm sandbox)."""
+        self._sandbox = sandbox
+
+    @property
+    def pid(self) -> int | None:
+        """The shell process's id, None while it is not running."""
+        return None if self._proc is None else self._proc.pid
 
     def _start(self) -> subprocess.Popen[bytes]:
         """Start the bash process and a fresh framing nonce."""

@@ -1,0 +1,183 @@
+"""The pool of warm local sandboxes: each episode gets a started, never used sandbox whose shell was
+started before its first command; specs that differ in what shapes a started sandbox never share one;
+the pool's block leaves no process, folder or cgroup behind; and runs give the records they give
+without it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fault_helpers import DEADLINE_S, wait_for_no_descendants
+
+from res_repro.agents import build_agents
+from res_repro.benchmarks.registry import load_benchmark
+from res_repro.evaluation import runner
+from res_repro.evaluation.episode import EpisodeRecord
+from res_repro.evaluation.runner import EpisodeRequest, evaluate
+from res_repro.evaluation.store import EpisodeStore
+from res_repro.sandbox import LocalSandbox, SandboxSpec
+from res_repro.sandbox import warm as warm_module
+from res_repro.sandbox.warm import WarmPool, warm_key, warm_sandboxes
+
+T = 30.0
+
+
+def wait_ready(pool: WarmPool, count: int = 1) -> None:
+    """Poll until ``count`` warm sandboxes are ready (the background start has finished)."""
+    deadline = time.monotonic() + DEADLINE_S
+    while pool.ready() < count:
+        assert time.monotonic() < deadline, "no warm sandbox became ready"
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A workspace holding one file."""
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    (folder / "given.txt").write_text("given\n")
+    return folder
+
+
+def test_each_episode_gets_a_fresh_warm_sandbox(workspace: Path) -> None:
+    spec = SandboxSpec(workspace=workspace)
+    with warm_sandboxes(2) as pool:
+        first = LocalSandbox(spec)
+        first.start()
+        assert pool.served["cold"] == 1  # an empty pool: started cold, a replacement started for later
+        shell = first.shell()
+        assert shell.run("echo left > /app/left.txt && echo left > /tmp/left.txt", T).ok
+        first_pid, first_root = shell.pid, first.root
+        first.close()
+
+        wait_ready(pool)
+        second = LocalSandbox(spec)
+        second.start()
+        assert pool.served["warm"] == 1
+        assert second.shell().pid is not None  # its shell was started before its first command
+        assert second.shell().pid != first_pid and second.root != first_root
+        listing = second.shell().run("ls -A /app /tmp; cat /app/given.txt; pwd", T)
+        assert listing.ok
+        assert "left.txt" not in listing.stdout
+        assert "given\n" in listing.stdout and listing.stdout.endswith("/app\n")
+        second.close()
+    assert wait_for_no_descendants() == []
+
+
+def test_without_the_pool_the_shell_starts_on_the_first_command(workspace: Path) -> None:
+    sandbox = LocalSandbox(SandboxSpec(workspace=workspace))
+    with sandbox:
+        assert sandbox.shell().pid is None
+        assert sandbox.shell().run("true", T).ok
+        assert sandbox.shell().pid is not None
+
+
+def test_specs_that_shape_the_started_sandbox_never_share_one(workspace: Path) -> None:
+    closed = SandboxSpec(workspace=workspace)
+    networked = dataclasses.replace(closed, allow_network=True)
+    other_files = dataclasses.replace(closed, workspace=workspace.parent, docker_image="ignored:latest")
+    assert warm_key(closed) != warm_key(networked)
+    assert warm_key(closed) == warm_key(other_files)
+    with warm_sandboxes(2) as pool:
+        with LocalSandbox(closed):  # started cold: a warm one for its key is started for later
+            wait_ready(pool)
+        with LocalSandbox(networked) as sandbox:
+            assert pool.served == {"cold": 2}
+            interfaces = sandbox.exec("cat /proc/net/dev", T).stdout
+        wait_ready(pool, 2)
+        with LocalSandbox(other_files):
+            assert pool.served["warm"] == 1
+    assert interfaces.count(":") > 1  # the networked sandbox sees the host's interfaces, not only lo
+
+
+def test_the_block_leaves_nothing_behind(workspace: Path) -> None:
+    spec = SandboxSpec(workspace=workspace)
+    with warm_sandboxes(3) as pool:
+        with LocalSandbox(spec) as sandbox:
+            sandbox.shell().run("sleep 600 >/dev/null 2>&1 &", T)
+        wait_ready(pool)
+        warm = [entry[1] for entry in pool._ready]
+        folders = [sandbox.root.parent for sandbox in warm]
+        cgroups = [sandbox.cgroup.path for sandbox in warm if sandbox.cgroup is not None]
+    assert wait_for_no_descendants() == []
+    deadline = time.monotonic() + DEADLINE_S
+    while any(folder.exists() for folder in folders) and time.monotonic() < deadline:
+        time.sleep(0.01)  # folders are removed in the background after close
+    assert not any(folder.exists() for folder in folders)
+    assert not any(path.exists() for path in cgroups)
+    assert warm_module._POOL is None
+    with LocalSandbox(spec) as sandbox:  # outside the block, sandboxes start cold again
+        assert sandbox.shell().pid is None
+
+
+def test_a_change_to_the_host_secrets_discards_a_warm_sandbox(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = SandboxSpec(workspace=workspace)
+    with warm_sandboxes(2) as pool:
+        LocalSandbox(spec).start()
+        wait_ready(pool)
+        masks = warm_module.host_secret_masks()
+        monkeypatch.setattr(
+            warm_module, "host_secret_masks", lambda: [*masks, "--ro-bind", "/dev/null", "/x"]
+        )
+        with LocalSandbox(spec) as sandbox:
+            assert pool.served["stale"] == 1
+            assert sandbox.shell().pid is None  # started cold, with the masks of now
+
+
+def test_a_forked_child_never_takes_its_parents_sandboxes(workspace: Path) -> None:
+    spec = SandboxSpec(workspace=workspace)
+    with warm_sandboxes(2) as pool:
+        with LocalSandbox(spec):
+            wait_ready(pool)
+        child = os.fork()
+        if child == 0:
+            os._exit(0 if pool.take(spec) is None else 1)
+        _, status = os.waitpid(child, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert pool.ready() == 1
+
+
+def comparable(record: EpisodeRecord) -> dict[str, Any]:
+    """A record without what changes from run to run (times)."""
+    data = record.to_dict()
+    data.pop("wall_seconds")
+    return data
+
+
+def test_runs_give_the_same_records_with_the_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tasks = load_benchmark("terminal_bundled", {"limit": 3})
+    agents = build_agents(["explorer-expert", "oracle"])
+    requests = [EpisodeRequest(task, agent) for task in tasks for agent in agents]
+    pools: list[WarmPool] = []
+
+    @contextmanager
+    def recorded(limit: int) -> Iterator[WarmPool]:
+        with warm_sandboxes(limit) as pool:
+            pools.append(pool)
+            yield pool
+
+    def run(root: Path) -> list[dict[str, Any]]:
+        records = evaluate(
+            requests, agents=agents, backend="local", store=EpisodeStore(root), workers=2, show_progress=False
+        )
+        return [comparable(record) for record in records]
+
+    monkeypatch.setattr(runner, "warm_sandboxes", recorded)
+    pooled = run(tmp_path / "pooled")
+    assert len(pools) == 1 and pools[0].limit == 2 * runner.WARM_SANDBOXES_PER_WORKER
+    assert sum(pools[0].served.values()) >= len(requests)  # every episode's sandbox asked the pool
+    monkeypatch.setattr(runner, "warm_sandboxes", lambda limit: nullcontext())
+    plain = run(tmp_path / "plain")
+    assert pooled == plain
+    assert {record["stop_reason"] for record in plain} == {"answered"}
+    assert wait_for_no_descendants() == []
