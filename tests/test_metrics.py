@@ -28,7 +28,6 @@ from res_repro.evaluation.metrics import (
     reaches,
     rpr,
     rubric_counts,
-    rubric_share,
     succeeded,
     success_description,
     success_flags,
@@ -316,11 +315,11 @@ def test_a_threshold_is_reached_within_the_tolerance_only() -> None:
     assert reaches(0.8, 0.8) and not reaches(0.5, 0.8)
 
 
-def test_rubric_counts_and_shares_of_an_episode() -> None:
+def test_rubric_counts_of_an_episode() -> None:
     [graded] = _workspace(THREE_OF_FIVE)
-    assert (rubric_counts(graded), rubric_share(graded)) == ((3, 5), pytest.approx(0.6))
+    assert rubric_counts(graded) == (3, 5)
     graded.grade = None
-    assert (rubric_counts(graded), rubric_share(graded)) == ((0, 0), 0.0)
+    assert rubric_counts(graded) == (0, 0)
 
 
 def test_every_benchmark_has_its_style_and_its_success_description() -> None:

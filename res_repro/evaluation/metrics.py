@@ -164,12 +164,6 @@ def rubric_counts(record: EpisodeRecord) -> tuple[int, int]:
     return sum(item.passed for item in items), len(items)
 
 
-def rubric_share(record: EpisodeRecord) -> float:
-    """The share of an episode's rubric items that passed (0 without items)."""
-    passed, total = rubric_counts(record)
-    return passed / total if total else 0.0
-
-
 def rpr(rubric: Sequence[tuple[int, int]]) -> float:
     """Rubric pass rate: passed rubric items pooled across tasks over all rubric items pooled.
 
