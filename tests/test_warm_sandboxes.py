@@ -25,6 +25,7 @@ from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.store import EpisodeStore
 from res_repro.sandbox import LocalSandbox, SandboxSpec
 from res_repro.sandbox import warm as warm_module
+from res_repro.sandbox.local import WARM_SUPPLY
 from res_repro.sandbox.warm import WarmPool, warm_key, warm_sandboxes
 
 T = 30.0
@@ -113,7 +114,7 @@ def test_the_block_leaves_nothing_behind(workspace: Path) -> None:
         time.sleep(0.01)  # folders are removed in the background after close
     assert not any(folder.exists() for folder in folders)
     assert not any(path.exists() for path in cgroups)
-    assert warm_module._POOL is None
+    assert WARM_SUPPLY.current is None
     with LocalSandbox(spec) as sandbox:  # outside the block, sandboxes start cold again
         assert sandbox.shell().pid is None
 

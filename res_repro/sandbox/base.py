@@ -12,6 +12,8 @@ import abc
 import posixpath
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -298,6 +300,19 @@ class Sandbox(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None:
         """Kill every process, release every resource (idempotent)."""
+
+    @contextmanager
+    def closed_on_failure(self, what: str) -> Iterator[None]:
+        """Close this sandbox when the block fails; an OSError becomes a SandboxError saying ``what``
+        could not be done (``cannot ...``) and why."""
+        try:
+            yield
+        except OSError as exc:
+            self.close()
+            raise SandboxError(f"{what}: {exc}") from exc
+        except BaseException:
+            self.close()
+            raise
 
     def __enter__(self) -> Sandbox:
         self.start()

@@ -275,14 +275,8 @@ class DockerSandbox(Sandbox):
             self.close()
             raise SandboxError(f"cannot start a container: {exc}") from exc
         _LIVE.add(self)
-        try:
+        with self.closed_on_failure("cannot prepare the container's folders"):
             self._prepare(self._container.attrs["Image"])
-        except OSError as exc:
-            self.close()
-            raise SandboxError(f"cannot prepare the container's folders: {exc}") from exc
-        except BaseException:
-            self.close()
-            raise
 
     def _prepare(self, image_id: str) -> None:
         """Copy the image's /app into its capped volume, create the Harbor folders, add the workspace."""

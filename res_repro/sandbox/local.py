@@ -61,6 +61,7 @@ from res_repro.sandbox.base import (
 from res_repro.sandbox.cgroups import PidsCgroup, pids_cgroup
 from res_repro.sandbox.owner import OWNER_VAR, current_owner, owned_tempdir
 from res_repro.sandbox.watch import FolderWatch
+from res_repro.scopes import ProcessWide
 
 BASE_ENV = {"PATH": SANDBOX_PATH, "HOME": APP_DIR, "LANG": "C.UTF-8", "TERM": "dumb"}
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin")
@@ -111,14 +112,12 @@ class WarmSupply(Protocol):
     def take(self, spec: SandboxSpec) -> LocalSandbox | None:
         """A started, never used sandbox with ``spec``'s settings and an empty /app, or None."""
 
+    def close(self) -> None:
+        """Close every sandbox still kept."""
 
-_WARM_SUPPLY: WarmSupply | None = None  # set while a warm pool is active in this process
 
-
-def set_warm_supply(supply: WarmSupply | None) -> None:
-    """Make :meth:`LocalSandbox.start` take warm sandboxes from ``supply`` (None: always start cold)."""
-    global _WARM_SUPPLY
-    _WARM_SUPPLY = supply
+WARM_SUPPLY: ProcessWide[WarmSupply] = ProcessWide()
+"""The warm pool that :meth:`LocalSandbox.start` takes from while one is open here (see :mod:`.warm`)."""
 
 
 @atexit.register
@@ -442,21 +441,16 @@ class LocalSandbox(Sandbox):
         """
         if self._root is not None:
             return
-        warm = _WARM_SUPPLY.take(self.spec) if _WARM_SUPPLY is not None else None
+        supply = WARM_SUPPLY.current
+        warm = supply.take(self.spec) if supply is not None else None
         if warm is None:
             self._start_blank()
         else:
             self.adopt(warm)
         if self.spec.workspace is None:
             return
-        try:
+        with self.closed_on_failure("cannot copy the workspace into the sandbox"):
             shutil.copytree(self.spec.workspace, self.root / "app", symlinks=True, dirs_exist_ok=True)
-        except OSError as exc:
-            self.close()
-            raise SandboxError(f"cannot copy the workspace into the sandbox: {exc}") from exc
-        except BaseException:
-            self.close()
-            raise
 
     def _start_blank(self) -> None:
         """Create the private folders, the workspace tmpfs and the cgroup, with an empty /app."""
@@ -465,7 +459,7 @@ class LocalSandbox(Sandbox):
         _stable_unreadable_entries()  # scanned here, once per process, not inside a command's timeout
         self._base = owned_tempdir("sandbox")
         _LIVE.add(self)
-        try:
+        with self.closed_on_failure("cannot prepare the sandbox's folders"):
             root, control = self._base / "fs", self._base / "ctl"
             root.mkdir()
             control.mkdir(mode=0o755)
@@ -476,12 +470,6 @@ class LocalSandbox(Sandbox):
             (root / SHM_DIR).mkdir(mode=0o1777)
             (root / SHM_DIR).chmod(0o1777)
             self._cgroup = pids_cgroup(self.spec.limits.pids)
-        except OSError as exc:
-            self.close()
-            raise SandboxError(f"cannot prepare the sandbox's folders: {exc}") from exc
-        except BaseException:
-            self.close()
-            raise
         self._root = root
 
     def warm_up(self) -> None:

@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from res_repro.sandbox.base import SandboxError, SandboxSpec
-from res_repro.sandbox.local import LocalSandbox, host_secret_masks, set_warm_supply
+from res_repro.sandbox.local import WARM_SUPPLY, LocalSandbox, host_secret_masks
 
 log = logging.getLogger(__name__)
 
@@ -196,26 +196,10 @@ class WarmPool:
             sandbox.close()
 
 
-_POOL_LOCK = threading.Lock()
-_POOL: WarmPool | None = None  # the pool of the run in progress, if any (see warm_sandboxes)
-
-
 @contextmanager
 def warm_sandboxes(limit: int) -> Iterator[WarmPool]:
     """Within the block, local sandboxes start from one process-wide pool of at most ``limit`` warm
     sandboxes; at its end every warm sandbox left is closed. Nested blocks share the outermost pool."""
-    global _POOL
-    with _POOL_LOCK:
-        outer = _POOL
-        if outer is None:
-            _POOL = WarmPool(limit)
-            set_warm_supply(_POOL)
-        pool = _POOL
-    try:
+    with WARM_SUPPLY.scope(lambda: WarmPool(limit), lambda pool: pool.close()) as pool:
+        assert isinstance(pool, WarmPool)
         yield pool
-    finally:
-        if outer is None:
-            with _POOL_LOCK:
-                _POOL = None
-                set_warm_supply(None)
-            pool.close()

@@ -30,6 +30,7 @@ from res_repro.env.formats.claw_eval_live.task_file import LOCAL_URL, ServiceDef
 from res_repro.env.formats.claw_eval_live.transport import send
 from res_repro.env.processes import dies_with_parent, minimal_env, output_tail, signal_group
 from res_repro.env.services import ServiceError
+from res_repro.scopes import ProcessWide
 
 HEALTH_HEADERS = {"X-Health-Check": "1"}
 POLL_SECONDS = 0.1
@@ -310,8 +311,7 @@ class ServicePool:
         self._stopping.clear()
 
 
-_POOL_LOCK = threading.Lock()
-_POOL: ServicePool | None = None  # the pool of the run in progress, if any (see reusing_services)
+_POOL: ProcessWide[ServicePool] = ProcessWide()  # the pool of the run in progress, if any
 
 
 @contextmanager
@@ -322,26 +322,15 @@ def reusing_services(idle_limit: int) -> Iterator[ServicePool]:
     Outside such a block every episode starts and stops its own services. Nested blocks share the
     outermost pool.
     """
-    global _POOL
-    with _POOL_LOCK:
-        outer = _POOL
-        if outer is None:
-            _POOL = ServicePool(idle_limit)
-        pool = _POOL
-    try:
+    with _POOL.scope(lambda: ServicePool(idle_limit), lambda pool: pool.close()) as pool:
         yield pool
-    finally:
-        if outer is None:
-            with _POOL_LOCK:
-                _POOL = None
-            pool.close()
 
 
 @contextmanager
 def lease_services(services: Sequence[ServiceDef], cwd: Path) -> Iterator[ServiceManager]:
     """Running services for one episode: from the active :func:`reusing_services` pool (reset to their
     fixtures) or started for the episode alone; given back, or stopped, when the episode ends."""
-    pool = _POOL
+    pool = _POOL.current
     if pool is None:
         with ServiceManager(services, cwd) as manager:
             yield manager
