@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -44,18 +45,22 @@ SHELL_TIMEOUT_S = 30.0
 
 @dataclass
 class SetupMeter:
-    """Seconds of setup on the episode's path so far; ``inside`` while an environment opens or closes."""
+    """Seconds of setup on the episode's path so far; ``inside`` while an environment opens or closes.
+
+    Only the thread that creates the meter, the one running the episodes, is timed: the pool's starter
+    threads start and close sandboxes off the episode's path."""
 
     seconds: float = 0.0
     inside: bool = False
     served: Counter[str] = field(default_factory=Counter)
+    thread: int = field(default_factory=threading.get_ident)
 
     def timed(self, step: Callable[..., Any]) -> Callable[..., Any]:
-        """``step`` (a sandbox's start or close), its time added unless an environment's open or close
-        around it is timed already."""
+        """``step`` (a sandbox's start or close), its time added when the episode's thread calls it,
+        unless an environment's open or close around it is timed already."""
 
         def run(*args: Any, **kwargs: Any) -> Any:
-            if self.inside:
+            if self.inside or threading.get_ident() != self.thread:
                 return step(*args, **kwargs)
             started = time.perf_counter()
             try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -182,3 +183,18 @@ def test_runs_give_the_same_records_with_the_pool(tmp_path: Path, monkeypatch: p
     assert pooled == plain
     assert {record["stop_reason"] for record in plain} == {"answered"}
     assert wait_for_no_descendants() == []
+
+
+@pytest.mark.timeout(60)
+def test_a_start_failing_unexpectedly_sends_episodes_cold_and_the_close_waits_for_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def stuck_probe(self: LocalSandbox) -> None:  # bubblewrap's probe timing out, say
+        raise subprocess.TimeoutExpired("bwrap", 30)
+
+    monkeypatch.setattr(LocalSandbox, "warm_up", stuck_probe)
+    with warm_sandboxes(2) as pool:
+        for _ in range(4):
+            assert pool.take(SandboxSpec()) is None
+    assert pool.served == {"cold": 4}
+    assert pool.ready() == 0 and WARM_SUPPLY.current is None

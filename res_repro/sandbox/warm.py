@@ -18,13 +18,13 @@ import logging
 import os
 import threading
 from collections import Counter
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from res_repro.sandbox.base import SandboxError, SandboxSpec
+from res_repro.sandbox.base import SandboxSpec
 from res_repro.sandbox.local import WARM_SUPPLY, LocalSandbox, host_secret_masks
 
 log = logging.getLogger(__name__)
@@ -36,11 +36,10 @@ WarmKey = tuple[Any, ...]
 
 def warm_key(spec: SandboxSpec) -> WarmKey:
     """What two specs must share for one's warm sandbox to serve the other: everything but the
-    workspace and the Docker-only fields (environment folder, image); the rest is baked into the
+    workspace and the Docker-only fields (environment folder, image, cpus); the rest is baked into the
     sandbox's limits, mounts and its shell's command line when the shell starts."""
     return (
         spec.allow_network,
-        spec.cpus,
         spec.memory_mb,
         spec.max_file_mb,
         tuple(sorted(spec.env.items())),
@@ -90,7 +89,7 @@ class WarmPool:
         self.served: Counter[str] = Counter()
         self._ready: list[tuple[WarmKey, LocalSandbox, tuple[str, ...]]] = []  # oldest first
         self._starting: list[_Start] = []  # not yet claimed
-        self._pending: list[_Start] = []  # every start not yet finished, claimed or not
+        self._background: list[Future[None]] = []  # starts and closes on the starter threads
         self._lock = threading.Lock()
         self._closed = False
         self._pid = os.getpid()  # a forked child must not take its parent's sandboxes
@@ -130,7 +129,7 @@ class WarmPool:
         _, sandbox, masks = found
         if masks != tuple(host_secret_masks()):
             self._count("stale")
-            _starters().submit(sandbox.close)
+            self._in_background(sandbox.close)
             return None
         self._count(outcome)
         return sandbox
@@ -153,47 +152,67 @@ class WarmPool:
                 self._ready.remove(evicted)
             start = _Start(key)
             self._starting.append(start)
-            self._pending.append(start)
         if evicted is not None:
-            _starters().submit(evicted[1].close)
-        _starters().submit(self._start, start, blank_spec(spec))
+            self._in_background(evicted[1].close)
+        self._in_background(self._start, start, blank_spec(spec))
+
+    def _in_background(self, step: Callable[..., None], *args: Any) -> None:
+        """Run ``step`` on a starter thread, kept for :meth:`close` to wait for; at once where no thread
+        can start (the interpreter is exiting)."""
+        try:
+            future = _starters().submit(step, *args)
+        except RuntimeError:
+            step(*args)
+            return
+        with self._lock:
+            self._background.append(future)
 
     def _start(self, start: _Start, spec: SandboxSpec) -> None:
-        """Start one warm sandbox (on a starter thread) and hand it to its claimant or the ready list."""
+        """Start one warm sandbox (on a starter thread) and hand it to its claimant or the ready list;
+        skipped when the pool closed before it began. Whatever happens, its claimant is answered."""
         with self._lock:
-            start.begun = True
-        masks = tuple(host_secret_masks())  # before the shell builds its own: a change then discards it
-        sandbox: LocalSandbox | None = LocalSandbox(spec)
+            start.begun = not self._closed or start.claimed
+        sandbox: LocalSandbox | None = None
+        masks: tuple[str, ...] = ()
         try:
-            sandbox.warm_up()
-        except (SandboxError, OSError) as exc:
+            if start.begun:
+                masks = tuple(host_secret_masks())  # before the shell builds its own: a change discards it
+                candidate = LocalSandbox(spec)
+                candidate.warm_up()
+                sandbox = candidate
+        except Exception as exc:  # whatever went wrong, episodes start their own
             log.warning("a warm sandbox could not start (episodes start their own): %s", exc)
-            sandbox = None
-        leftover = None
-        with self._lock:
-            self._pending.remove(start)
-            if start.claimed:
-                start.result = None if sandbox is None else (sandbox, masks)
-            else:
-                self._starting.remove(start)
-                if sandbox is not None and self._closed:
-                    leftover = sandbox
-                elif sandbox is not None:
-                    self._ready.append((start.key, sandbox, masks))
-        start.done.set()
-        if leftover is not None:  # the pool closed while it started
-            leftover.close()
+        finally:
+            leftover = None
+            with self._lock:
+                if start.claimed:
+                    start.result = None if sandbox is None else (sandbox, masks)
+                else:
+                    self._starting.remove(start)
+                    if sandbox is not None and self._closed:
+                        leftover = sandbox
+                    elif sandbox is not None:
+                        self._ready.append((start.key, sandbox, masks))
+            try:
+                if leftover is not None:  # the pool closed while it started
+                    leftover.close()
+            finally:
+                start.done.set()
 
     def close(self) -> None:
-        """Stop starting, wait for the starts under way, and close every warm sandbox left."""
+        """Stop starting, close every warm sandbox left, and wait until every start and close on the
+        starter threads has finished."""
         with self._lock:
             self._closed = True
             ready, self._ready = self._ready, []
-            pending = list(self._pending)
-        for start in pending:
-            start.done.wait()
         for _, sandbox, _ in ready:
             sandbox.close()
+        while True:
+            with self._lock:
+                background, self._background = self._background, []
+            if not background:
+                return
+            wait(background)
 
 
 @contextmanager

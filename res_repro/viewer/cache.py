@@ -9,7 +9,7 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from functools import cache
 from pathlib import Path
 
@@ -55,7 +55,7 @@ def write_cached_bundle(source: ViewSource, out: Path, cache_dir: Path) -> Path:
     if not cached.is_dir():
         cache_dir.mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(dir=cache_dir, prefix=".partial-"))
-        write_bundle(replace(source, label=LABEL_STAND_IN), scratch)
+        write_bundle(source.relabelled(LABEL_STAND_IN), scratch)
         try:
             os.rename(scratch, cached)
         except OSError:  # another run rendered the same bundle first

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,12 @@ class ViewSource:
     _read: dict[str, list[dict[str, Any]]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+
+    def relabelled(self, label: str) -> ViewSource:
+        """The same view under another label, keeping the manifests read so far."""
+        copy = replace(self, label=label)
+        copy._read.update(self._read)
+        return copy
 
     def seeds(self) -> list[str]:
         """The seed tasks with at least one node to show."""
