@@ -72,3 +72,21 @@ def test_cgroup_remove_leaves_no_process_and_no_cgroup() -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_one_time_scan_runs_once_when_two_threads_ask_at_once() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from res_repro.sandbox.local import _once
+
+    runs: list[int] = []
+
+    @_once
+    def scan() -> tuple[str, ...]:
+        runs.append(1)
+        time.sleep(0.2)  # long enough that the second caller arrives while the first computes
+        return ("/usr/lib/secret",)
+
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(lambda _: scan(), range(2)))
+    assert answers == [("/usr/lib/secret",)] * 2 and runs == [1]

@@ -33,10 +33,11 @@ import subprocess
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from res_repro.sandbox.base import (
     AGENT_LOGS_DIR,
@@ -127,6 +128,24 @@ def _close_live_sandboxes() -> None:
         sandbox.close()
 
 
+T = TypeVar("T")
+_ONCE_LOCK = threading.RLock()
+
+
+def _once(compute: Callable[[], T]) -> Callable[[], T]:
+    """``compute`` run once per process, its result kept; a caller that comes while another computes it
+    waits for that result instead of computing it a second time (a warm sandbox starting beside an
+    episode's own start would otherwise scan /usr twice, each slowing the other)."""
+    kept = functools.cache(compute)
+
+    @functools.wraps(compute)
+    def once() -> T:
+        with _ONCE_LOCK:
+            return kept()
+
+    return once
+
+
 def host_tool(name: str, package: str) -> str:
     """The absolute path of a host program the backend needs, or a SandboxError saying what to install."""
     path = shutil.which(name)
@@ -189,7 +208,7 @@ def unreadable_entries(top: str, watch: FolderWatch | None = None) -> list[str]:
     return found
 
 
-@functools.cache
+@_once
 def _stable_unreadable_entries() -> tuple[str, ...]:
     """:func:`unreadable_entries` of the system folders that change only with package installs,
     scanned once per process (``/usr`` takes about a second)."""
@@ -255,7 +274,7 @@ def isolation_args(*, allow_network: bool, binds: list[str], masks: list[str] | 
     return [*args, *system, "--proc", "/proc", *KERNEL_SETTINGS, "--dev", "/dev", *binds, *read_only]
 
 
-@functools.cache
+@_once
 def _checked_bwrap() -> str:
     """Return bwrap's path once it has shown it can create the namespaces the sandbox uses."""
     bwrap = host_tool("bwrap", "bubblewrap")
