@@ -5,7 +5,8 @@ from __future__ import annotations
 from itertools import count
 
 import pytest
-from hydra_config import compose_config, scaling_settings
+from hydra_config import compose_config
+from scalers import build_scaler
 from tool_factory import make_tool_task
 
 from res_repro.agents.base import Agent
@@ -15,10 +16,7 @@ from res_repro.env.outcome import AgentOutcome
 from res_repro.errors import UserInputError
 from res_repro.pipelines.lineages import make_admission, make_scaler
 from res_repro.res.admission import AdmissionSettings, admit, overlaps
-from res_repro.res.lineage import LineageStore
-from res_repro.res.operators import library
-from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import AdmissionGate, Scaler
+from res_repro.res.scaling import AdmissionGate
 
 
 class Sometimes(Agent):
@@ -63,12 +61,13 @@ def test_leaked_instructions_are_refused(tmp_path):
 
 
 def _scaler(tmp_path, solver: Agent, **settings):
-    return Scaler(
-        settings=scaling_settings(depth_cap=1, target_attempts=1, **settings),
-        proposer=ProgrammaticProposer(library(["require_token", "open_session"])),
-        store=LineageStore(tmp_path / "lin"),
-        backend="local",
+    return build_scaler(
+        tmp_path / "lin",
+        depth_cap=1,
+        operators=["require_token", "open_session"],
         admission=AdmissionGate(AdmissionSettings(), solver),
+        target_attempts=1,
+        **settings,
     )
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hydra_config import agent_loop, scaling_settings
+from hydra_config import agent_loop
+from scalers import build_scaler
 from tool_factory import make_tool_task
 
 from res_repro.agents import build_agents
@@ -27,10 +28,6 @@ from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolCall
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
-from res_repro.res.lineage import LineageStore
-from res_repro.res.operators import library
-from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler
 
 
 def calls_made(record: EpisodeRecord) -> list[tuple[str, str]]:
@@ -91,12 +88,7 @@ def test_limits_cap_the_budget_and_enter_the_fingerprint() -> None:
 def scaled(tmp_path_factory: pytest.TempPathFactory) -> list[Task]:
     """The depth-1 and depth-2 environments of one Claw-style and one Terminal lineage."""
     root = tmp_path_factory.mktemp("scaled")
-    scaler = Scaler(
-        settings=scaling_settings(depth_cap=2),
-        proposer=ProgrammaticProposer(library(None)),
-        store=LineageStore(root / "lineages"),
-        backend="local",
-    )
+    scaler = build_scaler(root / "lineages", depth_cap=2)
     tasks = []
     for suite, index in (("claw_bundled", 5), ("terminal_bundled", 0)):
         seed_task = load_benchmark(suite, generated_dir=root / "generated")[index]
@@ -172,12 +164,8 @@ def test_scaling_stops_unless_the_target_fulfils_the_task(
     """Under the paper's rule a target that passes at the 0.80 threshold without a full score stops the
     lineage at the root and one that fulfils it lets it grow a child; under ``stop_on=pass`` the pass
     suffices. The manifest records both verdicts per attempt."""
-    scaler = Scaler(
-        settings=scaling_settings(depth_cap=1, target_attempts=2, stop_on=stop_on),
-        proposer=ProgrammaticProposer(library(None)),
-        store=LineageStore(tmp_path / "lineages"),
-        backend="local",
-        target=target,
+    scaler = build_scaler(
+        tmp_path / "lineages", depth_cap=1, target=target, target_attempts=2, stop_on=stop_on
     )
     result = scaler.scale(load_tool_task(make_tool_task(tmp_path / "seed")))
     assert result.last.manifest.depth == depth

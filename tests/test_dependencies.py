@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from hydra_config import scaling_settings
+from scalers import build_scaler
 
 from res_repro.benchmarks.registry import load_benchmark
 from res_repro.env.formats import load_copy
@@ -26,7 +26,6 @@ from res_repro.pipelines.ablations import ablation_cohort
 from res_repro.pipelines.lineages import composition_counts
 from res_repro.res.dependencies import without_dependencies
 from res_repro.res.graph import DependencyGraph
-from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import OPERATORS, library
 from res_repro.res.operators.tool_operators import TOOL_OPERATORS
 from res_repro.res.proposer import (
@@ -36,7 +35,7 @@ from res_repro.res.proposer import (
     Proposer,
     ProposerCost,
 )
-from res_repro.res.scaling import LineageResult, Scaler
+from res_repro.res.scaling import LineageResult
 
 TASK = "claw-finance-reconcile-00"
 CHAIN = ["require_token", "open_session", "repair_first"]  # the last two compose on the token
@@ -70,12 +69,7 @@ def claw(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Task]:
 
 
 def _scale(task: Task, names: list[str], store: Path, *, composition: bool = True) -> LineageResult:
-    scaler = Scaler(
-        settings=scaling_settings(depth_cap=len(names), composition=composition),
-        proposer=Scripted(names),
-        store=LineageStore(store),
-        backend="local",
-    )
+    scaler = build_scaler(store, depth_cap=len(names), proposer=Scripted(names), composition=composition)
     result = scaler.scale(task)
     assert result.stop_reason == "depth_cap", result.stop_reason
     return result

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hydra_config import scaling_settings
+from scalers import build_scaler
 
 from res_repro.agents import SCRIPTED_AGENTS, Agent, AgentOutcome, build_agents
 from res_repro.agents.base import Attempt
@@ -30,10 +30,6 @@ from res_repro.env.formats import load_task_dir
 from res_repro.env.outcome import StopReason
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
-from res_repro.res.lineage import LineageStore
-from res_repro.res.operators import library
-from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler
 
 SUITES = ("terminal_bundled", "workspace_bundled", "claw_bundled", "agentce")
 TIERS: tuple[type[ExplorerAgent], ...] = (BasicExplorer, ExpertExplorer)
@@ -76,12 +72,7 @@ def original_results(tmp_path_factory: pytest.TempPathFactory) -> Results:
 def scaled_tasks(tmp_path_factory: pytest.TempPathFactory) -> list[Task]:
     """Every environment (depths 1-4) of lineages the RES engine grows from a few seeds."""
     root = tmp_path_factory.mktemp("scaled")
-    scaler = Scaler(
-        settings=scaling_settings(depth_cap=4),
-        proposer=ProgrammaticProposer(library(None)),
-        store=LineageStore(root / "lineages"),
-        backend="local",
-    )
+    scaler = build_scaler(root / "lineages", depth_cap=4)
     tasks = []
     for suite, seeds in SCALED_SEEDS.items():
         for seed in load_benchmark(suite, generated_dir=root / "generated")[seeds]:

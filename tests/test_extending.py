@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hydra_config import compose_config, scaling_settings
+from hydra_config import compose_config
+from scalers import build_scaler
 from task_factory import make_task
 from tool_factory import make_tool_task
 
@@ -34,10 +35,7 @@ from res_repro.evaluation.check import check_tasks
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.evaluation.store import EpisodeStore
 from res_repro.pipelines import PIPELINES, pipeline_function, run_pipeline
-from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import OPERATORS, library
-from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler
 from res_repro.sandbox import SANDBOX_BACKENDS, SandboxSpec, backend_from_config, make_sandbox
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "extending.md"
@@ -111,12 +109,8 @@ def test_operator_recipe_grows_a_lineage_whose_child_passes_every_check(run_reci
     run_recipe("operator")
     assert [op.name for op in library(["require_confirmation"])] == ["require_confirmation"]
     task = load_task_dir(make_tool_task(tmp_path / "tasks"))
-    scaler = Scaler(
-        settings=scaling_settings(depth_cap=2, max_revisions=0),
-        proposer=ProgrammaticProposer(library(["require_confirmation"])),
-        store=LineageStore(tmp_path / "lineages"),
-        backend="local",
-        target=None,
+    scaler = build_scaler(
+        tmp_path / "lineages", depth_cap=2, operators=["require_confirmation"], max_revisions=0
     )
     result = scaler.scale(task)
     # depth 1 confirms the only write tool; at depth 2 the operator no longer applies
@@ -202,13 +196,7 @@ def test_format_recipe_loads_checks_runs_and_scales_its_tasks(run_recipe, tmp_pa
     record = run_episode(tasks[0], explorer, backend="local", episode_id="qa-explorer")
     assert record.passed and record.tool_calls == 3  # list, then the two documents in order
 
-    scaler = Scaler(
-        settings=scaling_settings(depth_cap=3),
-        proposer=ProgrammaticProposer(library(None)),
-        store=LineageStore(tmp_path / "lineages"),
-        backend="local",
-        target=None,
-    )
+    scaler = build_scaler(tmp_path / "lineages", depth_cap=3)
     result = scaler.scale(tasks[0])
     assert (result.stop_reason, len(result.nodes), result.last.task.kind) == ("no_valid_child", 1, "qa")
 

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hydra_config import scaling_settings
+from scalers import build_scaler
 from task_factory import make_task
 from tool_factory import make_tool_task
 
@@ -16,9 +16,7 @@ import res_repro
 from res_repro.env.errors import TaskFormatError
 from res_repro.env.formats import FORMATS, detect_format, format_of, load_copy, load_path, load_task_dir
 from res_repro.res.lineage import LineageStore
-from res_repro.res.operators import library
-from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler, root_node
+from res_repro.res.scaling import root_node
 
 CHECKOUT = Path(__file__).parent / "fixtures" / "claw_eval_live" / "checkout"
 PACKAGE = Path(res_repro.__file__).parent
@@ -79,11 +77,8 @@ def test_a_lineage_of_a_claw_eval_live_task_reloads_with_its_format(checkout: Pa
 @pytest.mark.slow  # end to end: a CLI run or a scaled lineage
 def test_a_claw_eval_live_task_scales_through_the_tool_operators(checkout: Path, tmp_path: Path) -> None:
     task = load_path(checkout / "tasks")[0]
-    scaler = Scaler(
-        settings=scaling_settings(depth_cap=2, inheritance=True, composition=True, max_revisions=3),
-        proposer=ProgrammaticProposer(library(None)),
-        store=LineageStore(tmp_path / "lineages"),
-        backend="local",
+    scaler = build_scaler(
+        tmp_path / "lineages", depth_cap=2, inheritance=True, composition=True, max_revisions=3
     )
     result = scaler.scale(task)
     assert result.stop_reason == "depth_cap" and len(result.nodes) == 3

@@ -9,15 +9,12 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from hydra_config import scaling_settings
+from scalers import build_scaler
 
 from res_repro.benchmarks.registry import BUNDLED_DIR
 from res_repro.env.formats import load_path
 from res_repro.res.harbor_export import export_harbor
-from res_repro.res.lineage import LineageStore
 from res_repro.res.operators.harbor_operators import HARBOR_OPERATORS
-from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler
 
 ROOT = Path(__file__).resolve().parents[1]
 TERMINAL = BUNDLED_DIR / "terminal"
@@ -47,11 +44,13 @@ def _metadata(task_dir: Path) -> dict:
 def lineage_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Lineages of two bundled terminal tasks, two levels deep (programmatic proposer, no target)."""
     root = tmp_path_factory.mktemp("lineages")
-    scaler = Scaler(
-        settings=scaling_settings(depth_cap=2, inheritance=True, composition=True, max_revisions=2),
-        proposer=ProgrammaticProposer(list(HARBOR_OPERATORS)),
-        store=LineageStore(root),
-        backend="local",
+    scaler = build_scaler(
+        root,
+        depth_cap=2,
+        operators=[op.name for op in HARBOR_OPERATORS],
+        inheritance=True,
+        composition=True,
+        max_revisions=2,
     )
     tasks = {task.task_id: task for task in load_path(TERMINAL)}
     for seed in SEEDS:

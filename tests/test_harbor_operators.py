@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hydra_config import scaling_settings
+from scalers import build_scaler
 
 from res_repro.benchmarks.registry import load_benchmark
 from res_repro.env.formats import load_task_dir
@@ -17,11 +17,8 @@ from res_repro.env.formats.harbor import PRELUDE_DIR, HarborDraft
 from res_repro.env.task import Task, hash_tree
 from res_repro.res.checks import run_checks
 from res_repro.res.graph import DependencyGraph
-from res_repro.res.lineage import LineageStore
-from res_repro.res.operators import OPERATORS, Application, Family, library
+from res_repro.res.operators import OPERATORS, Application, Family
 from res_repro.res.operators.harbor_operators import HARBOR_OPERATORS
-from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler
 
 NAMES = [op.name for op in HARBOR_OPERATORS]
 PHOTO = "photos/My Album/beach 1.jpg"  # a path with a space, two folders down
@@ -238,12 +235,7 @@ def test_a_prelude_that_forgets_a_step_is_rejected(tmp_path):
 
 @pytest.mark.slow
 def test_scaling_a_seed_stacks_composed_changes(tmp_path):
-    scaler = Scaler(
-        settings=scaling_settings(depth_cap=4),
-        proposer=ProgrammaticProposer(library(NAMES)),
-        store=LineageStore(tmp_path / "store"),
-        backend="local",
-    )
+    scaler = build_scaler(tmp_path / "store", depth_cap=4, operators=NAMES)
     result = scaler.scale(seed("csv-sales-summary"))
     assert result.stop_reason == "depth_cap"
     history = result.last.manifest.history

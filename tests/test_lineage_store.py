@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hydra_config import scaling_settings
+from scalers import build_scaler
 from tool_factory import make_tool_task
 
 from res_repro.env.errors import TaskFormatError
@@ -11,7 +11,6 @@ from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler
 
 
 class CountingProposer(ProgrammaticProposer):
@@ -25,12 +24,7 @@ class CountingProposer(ProgrammaticProposer):
 
 
 def _scale(tmp_path, depth_cap: int = 2, proposer=None):
-    scaler = Scaler(
-        settings=scaling_settings(depth_cap=depth_cap),
-        proposer=proposer or ProgrammaticProposer(library(None)),
-        store=LineageStore(tmp_path / "lineages"),
-        backend="local",
-    )
+    scaler = build_scaler(tmp_path / "lineages", depth_cap=depth_cap, proposer=proposer)
     return scaler.scale(load_tool_task(make_tool_task(tmp_path / "seed")))
 
 

@@ -6,15 +6,14 @@ import json
 
 import pytest
 from fake_providers import ANTHROPIC, OPENAI, FakeModelServer, Reply
-from hydra_config import agent_loop, scaling_settings
+from hydra_config import agent_loop
+from scalers import build_scaler
 from tool_factory import make_tool_task
 
 from res_repro.agents import make_llm_agent
 from res_repro.env.formats.tool_api import load_tool_task
-from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import LLMProposer
-from res_repro.res.scaling import Scaler
 
 LOOP = agent_loop(max_turns=5, time_limit_s=60, retry={"base_delay_s": 0.01})
 
@@ -54,12 +53,7 @@ def test_llm_proposer_revises_after_schema_and_check_feedback(tmp_path, monkeypa
         }
         agent = make_llm_agent("proposer", model, LOOP, None, 0)
         proposer = LLMProposer(library(None), agent.provider, agent.model, retry=agent.retry)
-        scaler = Scaler(
-            settings=scaling_settings(depth_cap=1),
-            proposer=proposer,
-            store=LineageStore(tmp_path / "lin"),
-            backend="local",
-        )
+        scaler = build_scaler(tmp_path / "lin", depth_cap=1, proposer=proposer)
         result = scaler.scale(task)
         bodies = server.bodies
     assert result.stop_reason == "depth_cap"
@@ -84,16 +78,14 @@ def _scale_with(server: FakeModelServer, task, store, **settings) -> tuple:
     proposer = LLMProposer(
         library(None), agent.provider, agent.model, retry=agent.retry, max_invalid_replies=0
     )
-    scaler = Scaler(
-        settings=scaling_settings(depth_cap=1, **settings), proposer=proposer, store=store, backend="local"
-    )
+    scaler = build_scaler(store, depth_cap=1, proposer=proposer, **settings)
     return scaler.scale(task), server.bodies
 
 
 def test_an_empty_answer_spends_a_revision_and_the_next_one_is_accepted(tmp_path):
     task = load_tool_task(make_tool_task(tmp_path / "seed"))
     with FakeModelServer(OPENAI, [EMPTY, GOOD]) as server:
-        result, bodies = _scale_with(server, task, LineageStore(tmp_path / "lin"))
+        result, bodies = _scale_with(server, task, tmp_path / "lin")
     assert result.stop_reason == "depth_cap"
     child = result.last.manifest
     assert child.proposer["revisions"] == 1 and child.proposer["executions"] == 2
@@ -105,7 +97,7 @@ def test_an_empty_answer_spends_a_revision_and_the_next_one_is_accepted(tmp_path
 def test_empty_answers_end_the_lineage_only_when_the_revisions_are_spent(tmp_path):
     task = load_tool_task(make_tool_task(tmp_path / "seed"))
     with FakeModelServer(OPENAI, [], after=EMPTY) as server:
-        result, bodies = _scale_with(server, task, LineageStore(tmp_path / "lin"), max_revisions=2)
+        result, bodies = _scale_with(server, task, tmp_path / "lin", max_revisions=2)
     assert (result.stop_reason, len(result.nodes)) == ("no_valid_child", 1)
     assert len(bodies) == 3  # revisions 0, 1 and 2, one request each
 

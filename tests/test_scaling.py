@@ -18,7 +18,7 @@ from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import pytest
-from hydra_config import scaling_settings
+from scalers import build_scaler
 from tool_factory import make_tool_task
 
 from res_repro.agents.base import Agent, Attempt
@@ -145,13 +145,12 @@ def _scaler(
     **settings: Any,
 ) -> Scaler:
     defaults = {"depth_cap": 2, "max_revisions": 1, "target_attempts": 1, "seed": 5}
-    return Scaler(
-        settings=scaling_settings(**{**defaults, **settings}),
+    return build_scaler(
+        tmp_path / "lineages",
         proposer=proposer,
-        store=LineageStore(tmp_path / "lineages"),
-        backend="local",
         target=target,
         admission=admission,
+        **{**defaults, **settings},
     )
 
 

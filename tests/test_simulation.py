@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from hydra_config import agent_loop, compose_config, scaling_settings
+from hydra_config import agent_loop, compose_config
+from scalers import build_scaler
 
 from res_repro.agents import SCRIPTED_AGENTS, make_llm_agent
 from res_repro.benchmarks.registry import load_benchmark
@@ -21,10 +22,8 @@ from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.pipelines.lineages import scaling_settings as settings_of
 from res_repro.pipelines.protocol import SIMULATED, deviations, protocol_text
-from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import LLMProposer
-from res_repro.res.scaling import Scaler
 from res_repro.simulation import simulator
 from res_repro.simulation.explorers import parse_tool_text
 
@@ -106,12 +105,7 @@ def test_the_simulated_proposer_grows_a_checked_child(tasks, tmp_path):
     with simulator([task], seed=0, operators_per_child=1) as running:
         agent = make_llm_agent("proposer", sim_model("sim-proposer", running.url), LOOP, None, 0)
         proposer = LLMProposer(library(None), agent.provider, agent.model, retry=agent.retry)
-        scaler = Scaler(
-            settings=scaling_settings(depth_cap=2),
-            proposer=proposer,
-            store=LineageStore(tmp_path / "lineages"),
-            backend="local",
-        )
+        scaler = build_scaler(tmp_path / "lineages", depth_cap=2, proposer=proposer)
         result = scaler.scale(task)
     assert result.last.manifest.depth == 2
     for node in result.nodes[1:]:

@@ -15,18 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hydra_config import scaling_settings
+from scalers import build_scaler
 
 from res_repro.benchmarks.registry import load_benchmark
 from res_repro.env.formats.tool_api import TOOL_API, ToolEnvironment, load_tool_task, run_reference_program
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolCall, ToolResponse
 from res_repro.res.graph import DependencyGraph, Edge
-from res_repro.res.lineage import LineageStore
-from res_repro.res.operators import OPERATORS, Family, library
+from res_repro.res.operators import OPERATORS, Family
 from res_repro.res.operators.tool_operators import TOOL_OPERATORS
-from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler
 
 # (operator, claw task, rng seed) where the operator applies and the parent's reference breaks.
 PINNED = [
@@ -217,12 +214,7 @@ def test_validate_rejects_bad_params(claw, tmp_path, operator, task_id, seed):
 
 
 def test_scaling_a_claw_task_to_depth_six_passes_every_check(claw, tmp_path):
-    scaler = Scaler(
-        settings=scaling_settings(depth_cap=6),
-        proposer=ProgrammaticProposer(library([op.name for op in TOOL_OPERATORS])),
-        store=LineageStore(tmp_path / "lineages"),
-        backend="local",
-    )
+    scaler = build_scaler(tmp_path / "lineages", depth_cap=6, operators=[op.name for op in TOOL_OPERATORS])
     result = scaler.scale(claw["claw-finance-reconcile-00"])
     assert result.stop_reason == "depth_cap"
     assert [node.manifest.depth for node in result.nodes] == list(range(7))

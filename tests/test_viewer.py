@@ -8,7 +8,7 @@ import json
 import shutil
 
 import pytest
-from hydra_config import scaling_settings
+from scalers import build_scaler
 from tool_factory import make_tool_task
 
 from res_repro import subcommands
@@ -20,10 +20,6 @@ from res_repro.pipelines.lineages import placed, write_manifests
 from res_repro.pipelines.reporting import write_episodes
 from res_repro.res import scaling
 from res_repro.res.checks import CheckResult
-from res_repro.res.lineage import LineageStore
-from res_repro.res.operators import library
-from res_repro.res.proposer import ProgrammaticProposer
-from res_repro.res.scaling import Scaler
 from res_repro.viewer import cache, resolve_source, write_bundle, write_cached_bundle
 from res_repro.viewer.bundle import group_id
 from res_repro.viewer.diff import tree_diff
@@ -47,14 +43,8 @@ def rejecting_checks(monkeypatch):
 
 
 def _lineage(root, depth_cap=2):
-    store = LineageStore(root / ".cache" / "lineages")
-    scaler = Scaler(
-        settings=scaling_settings(depth_cap=depth_cap, max_revisions=2),
-        proposer=ProgrammaticProposer(library(None)),
-        store=store,
-        backend="local",
-    )
-    return store, scaler.scale(load_tool_task(make_tool_task(root / "seed")))
+    scaler = build_scaler(root / ".cache" / "lineages", depth_cap=depth_cap, max_revisions=2)
+    return scaler.store, scaler.scale(load_tool_task(make_tool_task(root / "seed")))
 
 
 def _record(task, agent, environment, score):
