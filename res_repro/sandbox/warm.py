@@ -164,8 +164,8 @@ class WarmPool:
         except RuntimeError:
             step(*args)
             return
-        with self._lock:
-            self._background.append(future)
+        with self._lock:  # finished ones are dropped as new ones come: a long run keeps only a few
+            self._background = [*(f for f in self._background if not f.done()), future]
 
     def _start(self, start: _Start, spec: SandboxSpec) -> None:
         """Start one warm sandbox (on a starter thread) and hand it to its claimant or the ready list;
