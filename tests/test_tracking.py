@@ -264,6 +264,16 @@ def _sweep_config(folder: Path, sweep: Path):
     return cfg
 
 
+_LAST_START_MS = [0]
+
+
+def _next_start_ms() -> int:
+    """Now in milliseconds, later than every start this module gave before: jobs start one after another,
+    and two records made within one millisecond would otherwise tie."""
+    _LAST_START_MS[0] = max(int(time.time() * 1000), _LAST_START_MS[0] + 1)
+    return _LAST_START_MS[0]
+
+
 def _job_record(marker: dict, name: str, value: float, status: str = "FINISHED") -> RunRecord:
     """What a job of the sweep leaves for its driver."""
     record = RunRecord(
@@ -278,7 +288,7 @@ def _job_record(marker: dict, name: str, value: float, status: str = "FINISHED")
         owner=marker["owner"],
         host=socket.gethostname(),
         status=status,
-        start_ms=int(time.time() * 1000),
+        start_ms=_next_start_ms(),
     )
     record.save()
     return record

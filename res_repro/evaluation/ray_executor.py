@@ -30,6 +30,7 @@ from res_repro.evaluation.jobs import AgentRecipe, EpisodeJob, run_job
 from res_repro.sandbox.owner import owned_tempdir
 
 RAY_MISSING = "executor: ray is not installed; pip install -e '.[ray]'"
+CANCEL_GRACE_S = 15.0  # how long cancelled tasks get to close their episodes before their workers die
 
 
 def _ray() -> Any:
@@ -165,11 +166,16 @@ class RayExecutor(Executor):
         """Cancel tasks still running (a run that stopped early), and shut down the local instance if this
         executor started it."""
         ray = _ray()
-        for ref in self._in_flight:
+        in_flight, self._in_flight = list(self._in_flight), set()
+        for ref in in_flight:
             # not force: the task gets KeyboardInterrupt, so its episode closes its sandbox (a container
             # or a mount outlives a killed worker)
             ray.cancel(ref, force=False)
-        self._in_flight.clear()
+        if in_flight:
+            # a task the interrupt missed (one that was still being scheduled, say) has its worker killed
+            _, missed = ray.wait(in_flight, num_returns=len(in_flight), timeout=CANCEL_GRACE_S)
+            for ref in missed:
+                ray.cancel(ref, force=True)
         if self._owns_instance:
             ray.shutdown()
             self._owns_instance = False

@@ -350,14 +350,15 @@ def _write_children(marker: Mapping[str, Any], status: str, records: list[RunRec
 
 
 def summary_rows(experiment_id: str, parent_id: str, uri: str) -> list[dict[str, Any]]:
-    """One row per child run and metric (estimates with their ``n`` and interval), children in start order."""
+    """One row per child run and metric (estimates with their ``n`` and interval), children in start order
+    (by name where two started in the same millisecond)."""
     from mlflow import MlflowClient
 
     client = MlflowClient(tracking_uri=uri)
     children = client.search_runs(
         [experiment_id],
         filter_string=f"tags.mlflow.parentRunId = '{parent_id}'",
-        order_by=["attributes.start_time ASC"],
+        order_by=["attributes.start_time ASC", "attributes.run_name ASC"],
     )
     rows = []
     for child in children:
