@@ -298,7 +298,8 @@ class ServicePool:
     def _stop_later(self, manager: ServiceManager) -> None:
         thread = threading.Thread(target=manager.stop, name="res-stop-services", daemon=True)
         thread.start()
-        self._stopping.append(thread)
+        with self._lock:  # finished stops are dropped as new ones come: a long check keeps only a few
+            self._stopping = [*(t for t in self._stopping if t.is_alive()), thread]
 
     def close(self) -> None:
         """Stop every idle set (in parallel) and wait until every stop has finished."""
@@ -306,9 +307,10 @@ class ServicePool:
             idle, self._order, self._idle = self._order, [], {}
         for manager in idle:
             self._stop_later(manager)
-        for thread in self._stopping:
+        with self._lock:
+            stopping, self._stopping = self._stopping, []
+        for thread in stopping:
             thread.join()
-        self._stopping.clear()
 
 
 _POOL: ProcessWide[ServicePool] = ProcessWide()  # the pool of the run in progress, if any
