@@ -86,6 +86,15 @@ def wait_until_gone(cmdline: bytes, within: float = DEADLINE_S) -> list[int]:
     return alive
 
 
+def wait_until_removed(paths: Sequence[Path], within: float = DEADLINE_S) -> list[Path]:
+    """Poll until none of ``paths`` exists (a closed sandbox's cgroup and folders are removed in the
+    background); return those left after ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while (left := [path for path in paths if path.exists()]) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return left
+
+
 def wait_until_present(cmdline: bytes, within: float = DEADLINE_S, count: int = 1) -> bool:
     """Poll until at least ``count`` host processes have ``cmdline``; return whether they appeared
     within ``within`` seconds."""

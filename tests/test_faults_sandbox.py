@@ -20,6 +20,7 @@ from fault_helpers import (
     wait_for_no_descendants,
     wait_until_gone,
     wait_until_present,
+    wait_until_removed,
 )
 
 from res_repro.sandbox import Sandbox, SandboxBackend, SandboxLimits, SandboxSpec, make_sandbox
@@ -55,7 +56,7 @@ def make(request: pytest.FixtureRequest) -> Iterator[MakeSandbox]:
         if kind == "container":
             assert not container_exists(name), f"container {name} outlived close()"
         else:
-            assert not Path(name).exists(), f"cgroup {name} outlived close()"
+            assert wait_until_removed([Path(name)]) == [], f"cgroup {name} outlived close()"
 
 
 def _resources(sandbox: Sandbox) -> list[tuple[str, str]]:

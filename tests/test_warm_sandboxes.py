@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_helpers import DEADLINE_S, wait_for_no_descendants
+from fault_helpers import DEADLINE_S, wait_for_no_descendants, wait_until_removed
 
 from res_repro.agents import build_agents
 from res_repro.benchmarks.registry import load_benchmark
@@ -110,11 +110,7 @@ def test_the_block_leaves_nothing_behind(workspace: Path) -> None:
         folders = [sandbox.root.parent for sandbox in warm]
         cgroups = [sandbox.cgroup.path for sandbox in warm if sandbox.cgroup is not None]
     assert wait_for_no_descendants() == []
-    deadline = time.monotonic() + DEADLINE_S
-    while any(folder.exists() for folder in folders) and time.monotonic() < deadline:
-        time.sleep(0.01)  # folders are removed in the background after close
-    assert not any(folder.exists() for folder in folders)
-    assert not any(path.exists() for path in cgroups)
+    assert wait_until_removed([*folders, *cgroups]) == []  # removed in the background after close
     assert WARM_SUPPLY.current is None
     with LocalSandbox(spec) as sandbox:  # outside the block, sandboxes start cold again
         assert sandbox.shell().pid is None

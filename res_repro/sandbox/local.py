@@ -61,6 +61,7 @@ from res_repro.sandbox.base import (
 )
 from res_repro.sandbox.cgroups import PidsCgroup, pids_cgroup
 from res_repro.sandbox.owner import OWNER_VAR, current_owner, owned_tempdir
+from res_repro.sandbox.tree_copy import copy_tree
 from res_repro.sandbox.watch import FolderWatch
 from res_repro.scopes import ProcessWide
 
@@ -329,18 +330,31 @@ def _remove_folders(base: Path, *, capped: bool) -> None:
 _RECLAIMER: dict[int, ThreadPoolExecutor] = {}  # by process id: a forked child starts its own
 
 
-def _reclaim(base: Path, *, capped: bool) -> None:
-    """:func:`_remove_folders` on a background thread, off the episode's path: unmounting and removing
-    a mount point wait on the kernel for 10-30 ms, and nothing uses the folders once the sandbox's
-    processes are dead. Pending removals finish before the interpreter exits; during its exit, and
-    wherever no thread can start, they run at once."""
+def _finish_close(
+    killed: list[subprocess.Popen[bytes]], cgroup: PidsCgroup | None, base: Path | None, *, capped: bool
+) -> None:
+    """What a sandbox's close leaves to the reclaimer once its processes are SIGKILLed: reap them,
+    remove the cgroup (killing any straggler first) and delete the private folders."""
+    for proc in killed:
+        _reap(proc)
+    if cgroup is not None:
+        cgroup.remove()
+    if base is not None:
+        _remove_folders(base, capped=capped)
+
+
+def _reclaim(finish: Callable[[], None]) -> None:
+    """Run ``finish`` (:func:`_finish_close`) on a background thread, off the episode's path: reaping
+    killed processes, emptying a cgroup and unmounting a mount point wait on the kernel for 2-30 ms,
+    and nothing uses the sandbox once its processes are killed. Pending work finishes before the
+    interpreter exits; during its exit, and wherever no thread can start, it runs at once."""
     try:
         pool = _RECLAIMER.setdefault(
             os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-cleanup")
         )
-        pool.submit(_remove_folders, base, capped=capped)
+        pool.submit(finish)
     except RuntimeError:  # the interpreter is shutting down
-        _remove_folders(base, capped=capped)
+        finish()
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -469,7 +483,7 @@ class LocalSandbox(Sandbox):
         if self.spec.workspace is None:
             return
         with self.closed_on_failure("cannot copy the workspace into the sandbox"):
-            shutil.copytree(self.spec.workspace, self.root / "app", symlinks=True, dirs_exist_ok=True)
+            copy_tree(self.spec.workspace, self.root / "app")
 
     def _start_blank(self) -> None:
         """Create the private folders, the workspace tmpfs and the cgroup, with an empty /app."""
@@ -522,23 +536,20 @@ class LocalSandbox(Sandbox):
         _LIVE.discard(warm)
 
     def close(self) -> None:
-        """Kill the shell and every running command, then delete the private folders (idempotent)."""
+        """Kill the shell and every running command at once (bwrap's namespace takes everything inside
+        with them); reaping them, removing the cgroup and deleting the private folders finish on a
+        background thread (:func:`_reclaim`). Idempotent."""
         if self._shell is not None:
-            self._shell.close()
+            self._shell.abandon()
             self._shell = None
         with self._lock:
-            running = list(self._running)
-        for proc in running:
+            killed, self._running = list(self._running), set()
+        for proc in killed:
             _kill_group(proc)
-        for proc in running:
-            with suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=DRAIN_GRACE_S)
         cgroup, self._cgroup = self._cgroup, None
-        if cgroup is not None:
-            cgroup.remove()
         base, self._base, self._root = self._base, None, None
-        if base is not None:
-            _reclaim(base, capped=self.workspace_capped)
+        if killed or cgroup is not None or base is not None:
+            _reclaim(functools.partial(_finish_close, killed, cgroup, base, capped=self.workspace_capped))
         _LIVE.discard(self)
 
     def _require_started(self) -> Path:
@@ -849,3 +860,7 @@ class LocalShell(FramedShell):
     def close(self) -> None:
         """Kill the shell and everything it started."""
         self._stop(kill=True)
+
+    def abandon(self) -> None:
+        """Forget the shell process: its sandbox's close kills and reaps it with the rest."""
+        self._proc = None
