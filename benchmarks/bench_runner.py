@@ -15,6 +15,7 @@ beside the cost per call, which must stay flat.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
@@ -52,10 +53,27 @@ def speedup_verdict(one: list[float], two: list[float], target: float = SPEEDUP_
     return ratio, at_least(ratio, target)
 
 
-def _rate(requests: list[EpisodeRequest], agents: dict, workers: int) -> float:
-    """Episodes per second of one evaluation into a fresh store."""
+def machine_busy_seconds() -> float:
+    """CPU seconds every core of the machine has spent busy since boot (``/proc/stat``): what a run's
+    sandboxed commands cost counts too, which the harness process's own CPU time leaves out."""
+    with open("/proc/stat") as stat:
+        ticks = [int(field) for field in stat.readline().split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle and iowait
+    return (sum(ticks) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Round:
+    """One evaluation: its episodes per second and the machine's busy CPU seconds per episode."""
+
+    rate: float
+    busy_per_episode: float
+
+
+def _rate(requests: list[EpisodeRequest], agents: dict, workers: int) -> Round:
+    """Episodes per second of one evaluation into a fresh store, and the machine's CPU per episode."""
     with tempfile.TemporaryDirectory() as tmp:
-        started = time.perf_counter()
+        busy, started = machine_busy_seconds(), time.perf_counter()
         evaluate(
             requests,
             agents=agents,
@@ -64,12 +82,22 @@ def _rate(requests: list[EpisodeRequest], agents: dict, workers: int) -> float:
             workers=workers,
             show_progress=False,
         )
-        return len(requests) / (time.perf_counter() - started)
+        elapsed = time.perf_counter() - started
+        return Round(len(requests) / elapsed, (machine_busy_seconds() - busy) / len(requests))
 
 
-def episodes_per_second(repeat: int) -> tuple[list[float], list[float]]:
-    """Episodes per second of the expert explorer over the terminal suite (three times over, each a fresh
-    episode) in each round, on 1 and on 2 workers.
+def cpu_bound_ceiling(one: list[Round], two: list[Round]) -> float:
+    """The most two workers on two cores could gain over one, were both cores busy all the time: twice
+    the machine's CPU per episode with one worker over that with two (more than one worker's, as two
+    compete for caches and the harness's lock)."""
+    busy_one = statistics.median(r.busy_per_episode for r in one)
+    busy_two = statistics.median(r.busy_per_episode for r in two)
+    return 2 * busy_one / busy_two
+
+
+def episodes_per_second(repeat: int) -> tuple[list[Round], list[Round]]:
+    """Each round's episodes per second and machine CPU per episode, for the expert explorer over the
+    terminal suite (three times over, each a fresh episode), on 1 and on 2 workers.
 
     One untimed round first (imports, per-process caches), then rounds alternating 1 and 2 workers, so
     both see the same machine: a busy spell slows both instead of one.
@@ -80,7 +108,7 @@ def episodes_per_second(repeat: int) -> tuple[list[float], list[float]]:
     # last one alone would cap two workers' speedup near 1.8x; runs hold hundreds of episodes
     requests = suite * BATCH_COPIES
     _rate(suite, agents, 1)
-    rates: dict[int, list[float]] = {1: [], 2: []}
+    rates: dict[int, list[Round]] = {1: [], 2: []}
     for _ in range(repeat):
         for workers in (1, 2):
             rates[workers].append(_rate(requests, agents, workers))
@@ -181,11 +209,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--depth", type=int, default=DEPTH)
     args = parser.parse_args(argv)
     one, two = episodes_per_second(args.repeat)
-    ratio, verdict = speedup_verdict(one, two)
+    ratio, verdict = speedup_verdict([r.rate for r in one], [r.rate for r in two])
     print(f"medians of {args.repeat} rounds after a warm-up, 1 and 2 workers alternating; baseline: 1 worker")
-    print(f"scripted episodes/s, 1 worker   {statistics.median(one):7.2f}")
-    speedup = f"{ratio:.2f}x   target >= {SPEEDUP_TARGET}x: {verdict}"
-    print(f"scripted episodes/s, 2 workers  {statistics.median(two):7.2f}   {speedup}")
+    for workers, rounds in ((1, one), (2, two)):
+        rate = statistics.median(r.rate for r in rounds)
+        busy = 1000 * statistics.median(r.busy_per_episode for r in rounds)
+        speedup = f"   {ratio:.2f}x   target >= {SPEEDUP_TARGET}x: {verdict}" if workers == 2 else ""
+        print(f"scripted episodes/s, {workers} worker{'s' if workers > 1 else ' '}  {rate:7.2f}{speedup}")
+        print(f"  the machine's busy CPU per episode (every process, sandboxed commands too) {busy:.0f} ms")
+    print(
+        f"  two cores' ceiling from that CPU: {cpu_bound_ceiling(one, two):.2f}x"
+        f" ({os.cpu_count()} cores here; no idle moment on either core reaches it)"
+    )
     print_lineage_costs(args.repeat, args.depth)
 
 

@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from statistics import fmean, stdev
 from typing import TYPE_CHECKING, Any
 
-from scipy import special
-
 from res_repro.evaluation.statistics import check_confidence, cluster_bootstrap_interval, wilson_interval
 
 if TYPE_CHECKING:  # records are only read here; importing them would load the sandboxes
@@ -256,6 +254,8 @@ def mean_with_ci(values: Sequence[float], confidence: float = 0.95) -> RateEstim
     mean = fmean(data)
     if len(data) == 1:
         return RateEstimate(value=mean, low=math.nan, high=math.nan, n=1)
+    from scipy import special  # here: importing it costs ~0.25 s, and most runs need no t quantile
+
     t = float(special.stdtrit(len(data) - 1, 0.5 + confidence / 2))
     half = t * stdev(data) / math.sqrt(len(data))
     return RateEstimate(value=mean, low=mean - half, high=mean + half, n=len(data))
