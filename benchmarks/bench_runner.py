@@ -69,6 +69,11 @@ class Round:
     rate: float
     busy_per_episode: float
 
+    @property
+    def cores_busy(self) -> float:
+        """How many of the machine's cores the evaluation kept busy on average."""
+        return self.rate * self.busy_per_episode
+
 
 def _rate(requests: list[EpisodeRequest], agents: dict, workers: int) -> Round:
     """Episodes per second of one evaluation into a fresh store, and the machine's CPU per episode."""
@@ -84,15 +89,6 @@ def _rate(requests: list[EpisodeRequest], agents: dict, workers: int) -> Round:
         )
         elapsed = time.perf_counter() - started
         return Round(len(requests) / elapsed, (machine_busy_seconds() - busy) / len(requests))
-
-
-def cpu_bound_ceiling(one: list[Round], two: list[Round]) -> float:
-    """The most two workers on two cores could gain over one, were both cores busy all the time: twice
-    the machine's CPU per episode with one worker over that with two (more than one worker's, as two
-    compete for caches and the harness's lock)."""
-    busy_one = statistics.median(r.busy_per_episode for r in one)
-    busy_two = statistics.median(r.busy_per_episode for r in two)
-    return 2 * busy_one / busy_two
 
 
 def episodes_per_second(repeat: int) -> tuple[list[Round], list[Round]]:
@@ -214,13 +210,13 @@ def main(argv: list[str] | None = None) -> None:
     for workers, rounds in ((1, one), (2, two)):
         rate = statistics.median(r.rate for r in rounds)
         busy = 1000 * statistics.median(r.busy_per_episode for r in rounds)
+        cores = statistics.median(r.cores_busy for r in rounds)
         speedup = f"   {ratio:.2f}x   target >= {SPEEDUP_TARGET}x: {verdict}" if workers == 2 else ""
         print(f"scripted episodes/s, {workers} worker{'s' if workers > 1 else ' '}  {rate:7.2f}{speedup}")
-        print(f"  the machine's busy CPU per episode (every process, sandboxed commands too) {busy:.0f} ms")
-    print(
-        f"  two cores' ceiling from that CPU: {cpu_bound_ceiling(one, two):.2f}x"
-        f" ({os.cpu_count()} cores here; no idle moment on either core reaches it)"
-    )
+        print(
+            f"  the machine's busy CPU per episode (every process, sandboxed commands too) {busy:.0f} ms;"
+            f" cores kept busy {cores:.2f} of {os.cpu_count()}"
+        )
     print_lineage_costs(args.repeat, args.depth)
 
 

@@ -23,7 +23,5 @@ def test_a_speedup_at_the_target_is_met() -> None:
     assert ratio == pytest.approx(bench_runner.SPEEDUP_TARGET)
 
 
-def test_the_ceiling_is_twice_one_workers_cpu_over_two_workers() -> None:
-    one = [bench_runner.Round(4.0, 0.200), bench_runner.Round(4.1, 0.210), bench_runner.Round(3.9, 0.190)]
-    two = [bench_runner.Round(7.0, 0.220), bench_runner.Round(7.1, 0.900), bench_runner.Round(6.9, 0.210)]
-    assert bench_runner.cpu_bound_ceiling(one, two) == pytest.approx(2 * 0.200 / 0.220)
+def test_cores_kept_busy_are_episodes_per_second_times_cpu_per_episode() -> None:
+    assert bench_runner.Round(rate=8.0, busy_per_episode=0.2).cores_busy == pytest.approx(1.6)
