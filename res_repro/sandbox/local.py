@@ -333,10 +333,12 @@ _RECLAIMER: dict[int, ThreadPoolExecutor] = {}  # by process id: a forked child 
 def _finish_close(
     killed: list[subprocess.Popen[bytes]], cgroup: PidsCgroup | None, base: Path | None, *, capped: bool
 ) -> None:
-    """What a sandbox's close leaves to the reclaimer once its processes are SIGKILLed: reap them,
+    """What a sandbox's close leaves to the reclaimer once its processes are SIGKILLed: wait for them
+    (their pipes stay with whoever reads them: a command running on another thread reaps its own),
     remove the cgroup (killing any straggler first) and delete the private folders."""
     for proc in killed:
-        _reap(proc)
+        with suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=DRAIN_GRACE_S)
     if cgroup is not None:
         cgroup.remove()
     if base is not None:
@@ -540,7 +542,7 @@ class LocalSandbox(Sandbox):
         with them); reaping them, removing the cgroup and deleting the private folders finish on a
         background thread (:func:`_reclaim`). Idempotent."""
         if self._shell is not None:
-            self._shell.abandon()
+            self._shell.abandon()  # the shell's process is among those waited for below
             self._shell = None
         with self._lock:
             killed, self._running = list(self._running), set()
@@ -862,5 +864,11 @@ class LocalShell(FramedShell):
         self._stop(kill=True)
 
     def abandon(self) -> None:
-        """Forget the shell process: its sandbox's close kills and reaps it with the rest."""
-        self._proc = None
+        """Kill the shell's process tree and close its pipes without waiting for it to exit (its
+        sandbox's close has that done off the episode's path)."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            _kill_group(proc)
+            for stream in (proc.stdin, proc.stdout):
+                if stream is not None:
+                    stream.close()
