@@ -372,10 +372,15 @@ def _reap(proc: subprocess.Popen[bytes], grace: float = DRAIN_GRACE_S) -> int:
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         code = proc.wait()
+    _close_pipes(proc)
+    return code
+
+
+def _close_pipes(proc: subprocess.Popen[bytes]) -> None:
+    """Close the pipes the harness holds to ``proc``."""
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
-    return code
 
 
 def _pump(
@@ -869,6 +874,4 @@ class LocalShell(FramedShell):
         proc, self._proc = self._proc, None
         if proc is not None:
             _kill_group(proc)
-            for stream in (proc.stdin, proc.stdout):
-                if stream is not None:
-                    stream.close()
+            _close_pipes(proc)
