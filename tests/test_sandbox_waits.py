@@ -1,5 +1,6 @@
 """The local sandbox's waits on kernel events: the inotify watch that tells when ``/etc`` must be scanned
-again, and the cgroup kill that waits for processes to exit instead of sleeping fixed pauses."""
+again, the cgroup kill that waits for processes to exit instead of sleeping fixed pauses, and the
+shell's command file, rewritten without freeing blocks."""
 
 from __future__ import annotations
 
@@ -90,3 +91,22 @@ def test_a_one_time_scan_runs_once_when_two_threads_ask_at_once() -> None:
     with ThreadPoolExecutor(2) as pool:
         answers = list(pool.map(lambda _: scan(), range(2)))
     assert answers == [("/usr/lib/secret",)] * 2 and runs == [1]
+
+
+def test_shell_commands_rewrite_one_command_file_in_place() -> None:
+    """Replacing the command file would free the old one's blocks on every command (a wait on the device
+    where the disk is mounted with ``discard``); rewriting it must still leave no tail of a longer
+    command behind."""
+    from res_repro.sandbox.base import SandboxSpec
+    from res_repro.sandbox.local import LocalSandbox
+
+    with LocalSandbox(SandboxSpec()) as sandbox:
+        shell = sandbox.shell()
+        long_command = "echo " + "x" * 20000 + " > /dev/null; echo long"
+        assert shell.run(long_command, 30).stdout.strip() == "long"
+        (script,) = sandbox.control_dir.iterdir()
+        inode = script.stat().st_ino
+        assert shell.run("echo short", 30).stdout == "short\n"
+        (rewritten,) = sandbox.control_dir.iterdir()
+        assert (rewritten.name, rewritten.stat().st_ino) == (script.name, inode)
+        assert rewritten.read_text() == "echo short"

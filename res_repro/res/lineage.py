@@ -155,8 +155,16 @@ class LineageStore:
                 "content_hash",
                 f"does not match env/ ({actual[:12]}...): the node was edited by hand",
             )
+        return self._node(path, manifest)
+
+    @staticmethod
+    def _node(path: Path, manifest: Manifest) -> Node:
+        """The node at ``path`` with its environment loaded as a task of the manifest's kind."""
         task = load_task_dir(
-            path / ENV_DIR, benchmark=f"res:{seed_task_id}", kind=manifest.kind, context=manifest.context
+            path / ENV_DIR,
+            benchmark=f"res:{manifest.seed_task_id}",
+            kind=manifest.kind,
+            context=manifest.context,
         )
         return Node(path, manifest, task)
 
@@ -178,9 +186,10 @@ class LineageStore:
         except OSError:
             if not (final / MANIFEST).is_file():
                 raise
-        loaded = self.load(manifest.seed_task_id, manifest.node_id)
-        assert loaded is not None
-        return loaded
+            loaded = self.load(manifest.seed_task_id, manifest.node_id)  # the other process's copy
+            assert loaded is not None
+            return loaded
+        return self._node(final, manifest)  # just hashed and written: nothing to verify
 
     def update(self, node: Node) -> None:
         """Rewrite a node's manifest (after target outcomes are added)."""
