@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 OBSERVATION = "observation"
@@ -37,17 +38,18 @@ def released() -> list[Edge]:
 
 @dataclass
 class DependencyGraph:
-    """Nodes and edges, always holding ``observation`` and ``goal``."""
+    """Nodes and edges, always holding ``observation`` and ``goal``. A graph is not changed once built
+    (:meth:`extend` makes a new one), so its node set is computed once."""
 
     edges: list[Edge] = field(default_factory=released)
 
-    @property
-    def nodes(self) -> set[str]:
+    @cached_property
+    def nodes(self) -> frozenset[str]:
         """Every node named by an edge, plus ``observation`` and ``goal``."""
         names = {OBSERVATION, GOAL}
         for edge in self.edges:
             names.update((edge.prerequisite, edge.dependent))
-        return names
+        return frozenset(names)
 
     def extend(self, edges: Iterable[Edge]) -> DependencyGraph:
         """A new graph with ``edges`` added (duplicates dropped)."""
@@ -95,7 +97,7 @@ class DependencyGraph:
                 if nxt not in seen:
                     seen.add(nxt)
                     queue.append(nxt)
-        return self.nodes - seen
+        return set(self.nodes - seen)
 
     def depth(self) -> int:
         """The longest chain of prerequisites from ``observation`` (0 for an empty graph)."""
