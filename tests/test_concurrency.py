@@ -1,7 +1,10 @@
-"""Concurrency limits per model and per sandbox backend hold however many workers there are."""
+"""Concurrency limits per model and per sandbox backend hold however many workers there are; a worker
+starts its next episode without waiting for the driver to record the last one."""
 
 from __future__ import annotations
 
+import itertools
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,7 @@ from tool_factory import make_tool_task
 
 from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.errors import UserInputError
+from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.scheduling import ConcurrencyLimits
 from res_repro.evaluation.store import EpisodeStore
@@ -55,6 +59,36 @@ def test_a_sandbox_backends_limit_holds_with_more_workers(tmp_path: Path) -> Non
 def test_a_limit_on_another_model_does_not_slow_this_one(tmp_path: Path) -> None:
     limits = ConcurrencyLimits.from_settings({"other": 1}, {"docker": 1})
     assert run_slow(tmp_path, limits) == WORKERS
+
+
+class SlowStore(EpisodeStore):
+    """A store whose every write takes ``seconds`` (a slow disk, a network filesystem): less than an
+    episode, so one queued job per worker covers it."""
+
+    seconds = 0.5
+
+    def put(self, record: EpisodeRecord) -> None:
+        """Wait, then store ``record``."""
+        time.sleep(self.seconds)
+        super().put(record)
+
+
+def test_a_worker_does_not_wait_for_the_driver_to_record_its_last_episode(tmp_path: Path) -> None:
+    log_dir = tmp_path / "intervals"
+    log_dir.mkdir()
+    task = load_tool_task(make_tool_task(tmp_path / "task"))
+    requests = [EpisodeRequest(task, "slow", environment=f"copy-{i}") for i in range(3)]
+    evaluate(
+        requests,
+        agents={"slow": IntervalAgent("slow", log_dir, seconds=0.7)},
+        backend="local",
+        store=SlowStore(tmp_path / "store"),
+        workers=1,
+        show_progress=False,
+    )
+    intervals = sorted(tuple(map(float, p.read_text().split())) for p in log_dir.glob("*.txt"))
+    gaps = [start - end for (_, end), (start, _) in itertools.pairwise(intervals)]
+    assert len(gaps) == 2 and max(gaps) < SlowStore.seconds / 2, gaps
 
 
 @pytest.mark.parametrize("cap", [0, -1, 1.5, "2", True])

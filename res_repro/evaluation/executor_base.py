@@ -17,10 +17,12 @@ from res_repro.evaluation.jobs import EpisodeJob
 
 
 class Executor(abc.ABC):
-    """Runs jobs somewhere. ``slots`` is how many may be in flight at once. Use as
+    """Runs jobs somewhere. ``slots`` is how many may run at once; ``queued`` how many more it may be
+    handed to start by itself as slots free up (0: each job is handed over when a slot is free). Use as
     ``with executor.start(agents): ...``."""
 
     slots: int
+    queued: int = 0
 
     @abc.abstractmethod
     def start(self, agents: Mapping[str, Agent]) -> Executor:

@@ -21,10 +21,15 @@ from res_repro.evaluation.ray_executor import RayExecutor  # imports nothing of 
 
 
 class LocalExecutor(Executor):
-    """Episodes in a pool of ``workers`` threads in this process (sandboxes are separate processes)."""
+    """Episodes in a pool of ``workers`` threads in this process (sandboxes are separate processes).
+
+    One job per thread waits in the pool's queue, so a thread that finishes an episode starts the next
+    at once instead of waiting for the driver to record the last one and hand over another.
+    """
 
     def __init__(self, workers: int = 1) -> None:
         self.slots = max(1, workers)
+        self.queued = self.slots
         self._agents: Mapping[str, Agent] = {}
         self._pool: ThreadPoolExecutor | None = None
 

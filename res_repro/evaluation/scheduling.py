@@ -1,9 +1,11 @@
-"""Admission of episode jobs to an executor: at most ``slots`` at once, and at most N per limited key.
+"""Admission of episode jobs to an executor: at most ``slots`` running at once, and at most N per limited key.
 
 The driver decides what runs, whatever the executor: a job is submitted only when the executor has a free
-slot and every key it counts against (its model, its sandbox backend) is under its limit, so the limits
-hold for threads and for Ray tasks alike, and no worker sits blocked on a semaphore. Jobs start in
-request order among those that may start; results come back in completion order.
+slot (or a free place in its queue, for an executor that starts queued jobs by itself as slots free up)
+and every key it counts against (its model, its sandbox backend) is under its limit, so the limits hold
+for threads and for Ray tasks alike, and no worker sits blocked on a semaphore. A queued job counts
+against its limits from submission on, so a cap is never exceeded. Jobs start in request order among
+those that may start; results come back in completion order.
 """
 
 from __future__ import annotations
@@ -79,13 +81,14 @@ class ConcurrencyLimits:
 def stream(
     executor: Executor, jobs: Iterable[EpisodeJob], limits: ConcurrencyLimits
 ) -> Iterator[tuple[EpisodeJob, EpisodeRecord]]:
-    """Run ``jobs`` on ``executor`` within its slots and ``limits``; yield each result as it finishes."""
+    """Run ``jobs`` on ``executor`` within its slots, its queue and ``limits``; yield each result as it
+    finishes."""
     queues: dict[tuple[str, ...], deque[EpisodeJob]] = {}
     for job in jobs:  # one queue per combination of keys: admission looks at each queue's head only
         queues.setdefault(job.keys, deque()).append(job)
     running: dict[object, EpisodeJob] = {}
     while queues or running:
-        while len(running) < executor.slots:
+        while len(running) < executor.slots + executor.queued:
             ready = [queue for keys, queue in queues.items() if limits.admits(keys)]
             if not ready:
                 break
