@@ -2,7 +2,8 @@
 
 Run as ``python benchmarks/bench_runner.py [--repeat N] [--depth D]``. Episodes: the explorer-expert tier
 on every ``terminal_bundled`` task (sandboxed), fresh store each round, median over N rounds; the
-baseline is one worker, the target is at least 1.8x with two. Lineage: one Claw-style seed scaled to
+baseline is one worker, the target is at least 1.8x with two; beside it, the most two workers can gain
+on the machine (one worker already keeps some of the second core busy). Lineage: one Claw-style seed scaled to
 depth D (24) without a target; the figure is the median CPU time of the harness process per candidate
 built at each depth, split into the conversations with task code (the reference program's tool calls,
 answered through the reference adapters and the middleware) and the rest; the target is a per-node
@@ -51,6 +52,13 @@ def speedup_verdict(one: list[float], two: list[float], target: float = SPEEDUP_
     alternately) and its verdict against ``target``: ``met`` or ``MISSED``."""
     ratio = statistics.median(two) / statistics.median(one)
     return ratio, at_least(ratio, target)
+
+
+def speedup_ceiling(cores_one: float, cpus: int, workers: int = 2) -> float:
+    """The most ``workers`` workers can gain over one on ``cpus`` cores when one worker already keeps
+    ``cores_one`` cores busy (the warm pool's starts and the cleanups run beside its episodes): the
+    machine's work per episode stays the same, so at best the cores it may fill over those one fills."""
+    return min(float(workers), cpus / cores_one)
 
 
 def machine_busy_seconds() -> float:
@@ -217,6 +225,12 @@ def main(argv: list[str] | None = None) -> None:
             f"  the machine's busy CPU per episode (every process, sandboxed commands too) {busy:.0f} ms;"
             f" cores kept busy {cores:.2f} of {os.cpu_count()}"
         )
+    cores_one = statistics.median(r.cores_busy for r in one)
+    ceiling = speedup_ceiling(cores_one, os.cpu_count() or 1)
+    print(
+        f"  the most two workers can gain on this machine: {ceiling:.2f}x (one worker keeps {cores_one:.2f}"
+        f" cores busy); reached {ratio / ceiling:.0%} of it"
+    )
     print_lineage_costs(args.repeat, args.depth)
 
 
