@@ -1,16 +1,15 @@
 """Scripted episodes per second on 1 and 2 workers, and the cost of building a lineage node per depth.
 
-Run as ``python benchmarks/bench_runner.py [--repeat N] [--depth D]``. Episodes: the explorer-expert tier
-on every ``terminal_bundled`` task (sandboxed), fresh store each round, median over N rounds; the
-baseline is one worker, the target is at least 1.8x with two; beside it, the most two workers can gain
-on the machine (one worker already keeps some of the second core busy). Lineage: one Claw-style seed scaled to
-depth D (24) without a target; the figure is the median CPU time of the harness process per candidate
-built at each depth, split into the conversations with task code (the reference program's tool calls,
-answered through the reference adapters and the middleware) and the rest; the target is a per-node
-cost flat within 1.2x from depth 1 to D (the least-squares line through the medians), so that building
-depth D costs time linear in D. Each deeper node adds an obstacle the reference needs calls to get
-past, so the number of tool calls grows with depth by the task's own design: the figures say so
-beside the cost per call, which must stay flat.
+Run as ``python benchmarks/bench_runner.py [--repeat N] [--depth D]``. Episodes: the explorer-expert tier on
+every ``terminal_bundled`` task (sandboxed), fresh store each round, median over N rounds; the baseline is
+one worker, the target is at least 1.8x with two; beside it, the most two workers can gain on the machine
+(one worker already keeps some of the second core busy). Lineage: one Claw-style seed scaled to depth D (24)
+without a target; the figure is the median CPU time of the harness process per candidate built at each
+depth, split into the conversations with task code (the reference program's tool calls, answered through the
+reference adapters and the middleware) and the rest; the target is a per-node cost flat within 1.2x from
+depth 1 to D (the least-squares line through the medians), so that building depth D costs time linear in D.
+Each deeper node adds an obstacle the reference needs calls to get past, so the number of tool calls grows
+with depth by the task's own design: the figures say so beside the cost per call, which must stay flat.
 """
 
 from __future__ import annotations

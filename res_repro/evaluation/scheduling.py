@@ -1,4 +1,5 @@
-"""Admission of episode jobs to an executor: at most ``slots`` running at once, and at most N per limited key.
+"""Admission of episode jobs to an executor: at most ``slots`` running at once, and at most N per limited
+key.
 
 The driver decides what runs, whatever the executor: a job is submitted only when the executor has a free
 slot (or a free place in its queue, for an executor that starts queued jobs by itself as slots free up)

@@ -814,18 +814,15 @@ class LocalShell(FramedShell):
         The file is rewritten in place rather than replaced: only the harness writes in that folder
         (the sandbox sees it read-only), and replacing a file frees the old one's blocks, which on a
         disk mounted with ``discard`` waits for the device on every command."""
-        payload = command.encode()
         control_fd = os.open(self._sandbox.control_dir, _DIR_FLAGS)
         try:
             flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
             fd = os.open(self._script.rsplit("/", 1)[1], flags, 0o644, dir_fd=control_fd)
         finally:
             os.close(control_fd)
-        try:
-            os.pwrite(fd, payload, 0)
-            os.ftruncate(fd, len(payload))
-        finally:
-            os.close(fd)
+        with open(fd, "wb") as script:
+            script.write(command.encode())
+            script.truncate()  # at the end of what was just written: no tail of a longer command
 
     def _send(self, command: str) -> subprocess.Popen[bytes]:
         """Hand ``command`` to the shell, restarting the shell once if it has gone away."""
