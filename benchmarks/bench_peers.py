@@ -22,6 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from task_factory import make_task
+
 from res_repro.agents import build_agents
 from res_repro.env.formats.harbor.task_file import load_task
 from res_repro.evaluation.episode import run_episode
@@ -44,11 +48,6 @@ timeout_sec = 60
 allow_internet = true
 [solution]
 timeout_sec = 60
-"""
-PASS_IF_DONE = """\
-#!/bin/bash
-mkdir -p /logs/verifier
-if [ "$(cat /app/out.txt 2>/dev/null)" = "done" ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt
 """
 # inspect-ai's sandboxes driven directly: N execs of `true`, median seconds printed as JSON
 INSPECT_EXEC = """
@@ -150,16 +149,7 @@ def bash_image() -> None:
 
 def trivial_task(folder: Path) -> Path:
     """The trivial Harbor task, exported into ``folder/dataset``; returns its directory."""
-    source = folder / "source" / "write-done"
-    (source / "environment" / "workspace").mkdir(parents=True)
-    (source / "environment" / "workspace" / "README").write_text("start here\n")
-    (source / "environment" / "Dockerfile").write_text(f"FROM {IMAGE}\nWORKDIR /app\n")
-    (source / "solution").mkdir()
-    (source / "solution" / "solve.sh").write_text("#!/bin/bash\necho done > /app/out.txt\n")
-    (source / "tests").mkdir()
-    (source / "tests" / "test.sh").write_text(PASS_IF_DONE)
-    (source / "instruction.md").write_text("Write the word done into /app/out.txt.\n")
-    (source / "task.toml").write_text(TASK_TOML)
+    make_task(folder / "source", toml=TASK_TOML, image=IMAGE)
     return export_harbor(folder / "source", folder / "dataset").written[0]
 
 

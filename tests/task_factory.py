@@ -41,12 +41,14 @@ def make_task(
     solve: str = "echo done > /app/out.txt\n",
     test: str = PASS_IF_DONE,
     toml: str | None = None,
+    image: str = "res-repro/busybox:local",
 ) -> Path:
-    """Write a minimal Harbor task whose verifier passes when /app/out.txt says ``done``."""
+    """Write a minimal Harbor task whose verifier passes when /app/out.txt says ``done``; its environment
+    builds ``FROM image``."""
     task = root / name
     (task / "environment" / "workspace").mkdir(parents=True)
     (task / "environment" / "workspace" / "README").write_text("start here\n")
-    (task / "environment" / "Dockerfile").write_text("FROM res-repro/busybox:local\nWORKDIR /app\n")
+    (task / "environment" / "Dockerfile").write_text(f"FROM {image}\nWORKDIR /app\n")
     (task / "solution").mkdir()
     (task / "solution" / "solve.sh").write_text("#!/bin/bash\n" + solve)
     (task / "tests").mkdir()
