@@ -214,20 +214,20 @@ def main(argv: list[str] | None = None) -> None:
     one, two = episodes_per_second(args.repeat)
     ratio, verdict = speedup_verdict([r.rate for r in one], [r.rate for r in two])
     print(f"medians of {args.repeat} rounds after a warm-up, 1 and 2 workers alternating; baseline: 1 worker")
-    for workers, rounds in ((1, one), (2, two)):
+    by_workers = {1: one, 2: two}
+    cores = {n: statistics.median(r.cores_busy for r in rounds) for n, rounds in by_workers.items()}
+    for workers, rounds in by_workers.items():
         rate = statistics.median(r.rate for r in rounds)
         busy = 1000 * statistics.median(r.busy_per_episode for r in rounds)
-        cores = statistics.median(r.cores_busy for r in rounds)
         speedup = f"   {ratio:.2f}x   target >= {SPEEDUP_TARGET}x: {verdict}" if workers == 2 else ""
         print(f"scripted episodes/s, {workers} worker{'s' if workers > 1 else ' '}  {rate:7.2f}{speedup}")
         print(
             f"  the machine's busy CPU per episode (every process, sandboxed commands too) {busy:.0f} ms;"
-            f" cores kept busy {cores:.2f} of {os.cpu_count()}"
+            f" cores kept busy {cores[workers]:.2f} of {os.cpu_count()}"
         )
-    cores_one = statistics.median(r.cores_busy for r in one)
-    ceiling = speedup_ceiling(cores_one, os.cpu_count() or 1)
+    ceiling = speedup_ceiling(cores[1], os.cpu_count() or 1)
     print(
-        f"  the most two workers can gain on this machine: {ceiling:.2f}x (one worker keeps {cores_one:.2f}"
+        f"  the most two workers can gain on this machine: {ceiling:.2f}x (one worker keeps {cores[1]:.2f}"
         f" cores busy); reached {ratio / ceiling:.0%} of it"
     )
     print_lineage_costs(args.repeat, args.depth)

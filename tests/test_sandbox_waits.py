@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from res_repro.sandbox import cgroups
-from res_repro.sandbox.local import unreadable_entries
+from res_repro.sandbox.base import SandboxSpec
+from res_repro.sandbox.local import LocalSandbox, unreadable_entries
 from res_repro.sandbox.watch import FolderWatch
 
 
@@ -97,9 +98,6 @@ def test_shell_commands_rewrite_one_command_file_in_place() -> None:
     """Replacing the command file would free the old one's blocks on every command (a wait on the device
     where the disk is mounted with ``discard``); rewriting it must still leave no tail of a longer
     command behind."""
-    from res_repro.sandbox.base import SandboxSpec
-    from res_repro.sandbox.local import LocalSandbox
-
     with LocalSandbox(SandboxSpec()) as sandbox:
         shell = sandbox.shell()
         long_command = "echo " + "x" * 20000 + " > /dev/null; echo long"
