@@ -69,6 +69,7 @@ def main() -> None:
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
         sys.exit(2)
-    from res_repro.app import hydra_main
+    from res_repro.app import hydra_main, keep_for_the_process
 
+    keep_for_the_process()
     hydra_main()
