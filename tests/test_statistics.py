@@ -17,6 +17,7 @@ from res_repro.evaluation.statistics import (
     paired_permutation_test,
     paired_ratio_bootstrap,
     pooled_ratio,
+    t_quantile,
     wilson_interval,
 )
 
@@ -53,6 +54,28 @@ def test_wilson_matches_scipy(n: int, confidence: float) -> None:
         assert wilson_interval(successes, n, confidence) == pytest.approx(
             (reference.low, reference.high), abs=1e-12
         )
+
+
+def test_t_quantile_by_hand() -> None:
+    # df = 1 (Cauchy): t = tan(pi * confidence / 2); df = 2: sin(theta) = confidence, t = sqrt(2) tan(theta)
+    assert t_quantile(0.95, 1) == pytest.approx(np.tan(np.pi * 0.95 / 2), rel=1e-12)
+    theta = np.arcsin(0.9)
+    assert t_quantile(0.9, 2) == pytest.approx(np.sqrt(2) * np.tan(theta), rel=1e-12)
+
+
+@pytest.mark.parametrize("df", [*range(1, 41), 57, 100, 257, 1000, 10_000])
+@pytest.mark.parametrize("confidence", [0.5, 0.8, 0.95, 0.99, 0.999])
+def test_t_quantile_matches_scipy(df: int, confidence: float) -> None:
+    assert t_quantile(confidence, df) == pytest.approx(stats.t.ppf(0.5 + confidence / 2, df), rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("confidence", "df", "message"),
+    [(0.95, 0, "degrees of freedom"), (1.0, 5, "confidence"), (0.0, 5, "confidence")],
+)
+def test_t_quantile_rejects_bad_arguments(confidence: float, df: int, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        t_quantile(confidence, df)
 
 
 @pytest.mark.parametrize(

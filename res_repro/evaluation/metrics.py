@@ -24,7 +24,12 @@ from dataclasses import dataclass
 from statistics import fmean, stdev
 from typing import TYPE_CHECKING, Any
 
-from res_repro.evaluation.statistics import check_confidence, cluster_bootstrap_interval, wilson_interval
+from res_repro.evaluation.statistics import (
+    check_confidence,
+    cluster_bootstrap_interval,
+    t_quantile,
+    wilson_interval,
+)
 
 if TYPE_CHECKING:  # records are only read here; importing them would load the sandboxes
     from res_repro.evaluation.episode import EpisodeRecord
@@ -254,9 +259,7 @@ def mean_with_ci(values: Sequence[float], confidence: float = 0.95) -> RateEstim
     mean = fmean(data)
     if len(data) == 1:
         return RateEstimate(value=mean, low=math.nan, high=math.nan, n=1)
-    from scipy import special  # here: importing it costs ~0.25 s, and most runs need no t quantile
-
-    t = float(special.stdtrit(len(data) - 1, 0.5 + confidence / 2))
+    t = t_quantile(confidence, len(data) - 1)
     half = t * stdev(data) / math.sqrt(len(data))
     return RateEstimate(value=mean, low=mean - half, high=mean + half, n=len(data))
 

@@ -116,6 +116,45 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     return low, high
 
 
+def t_quantile(confidence: float, df: int) -> float:
+    """The two-sided quantile of Student's t distribution with ``df`` degrees of freedom: the ``t`` with
+    ``P(|T| <= t) = confidence``.
+
+    For whole ``df`` that probability has a closed form in ``theta = atan(t / sqrt(df))`` (Abramowitz and
+    Stegun 26.7.3-4); with ``c = cos(theta)**2``::
+
+        odd df:  2/pi * (theta + sin(theta) cos(theta) * sum(a_k c^k for k < (df - 1) / 2))
+        even df: sin(theta) * sum(b_k c^k for k < df / 2)
+
+    with ``a_0 = b_0 = 1``, ``a_k = a_{k-1} 2k / (2k + 1)`` and ``b_k = b_{k-1} (2k - 1) / (2k)``. It
+    rises with ``theta``, which is found by bisection to double precision.
+    """
+    check_confidence(confidence)
+    if df < 1:
+        raise ValueError(f"degrees of freedom must be at least 1, got {df}")
+    odd = df % 2 == 1
+    terms = (df - 1) // 2 if odd else df // 2
+    k = np.arange(1, terms)
+    ratios = 2 * k / (2 * k + 1) if odd else (2 * k - 1) / (2 * k)
+    coefficients = np.concatenate(([1.0], np.cumprod(ratios)))[:terms]
+    powers = np.arange(terms)
+
+    def probability(theta: float) -> float:
+        sin, cos = math.sin(theta), math.cos(theta)
+        series = float(coefficients @ (cos * cos) ** powers)
+        return 2 / math.pi * (theta + sin * cos * series) if odd else sin * series
+
+    low, high = 0.0, math.pi / 2
+    middle = (low + high) / 2
+    while low < middle < high:
+        if probability(middle) < confidence:
+            low = middle
+        else:
+            high = middle
+        middle = (low + high) / 2
+    return math.sqrt(df) * math.tan(middle)
+
+
 def _paired_outcomes(a: Sequence[bool], b: Sequence[bool]) -> tuple[np.ndarray, np.ndarray]:
     """Return ``a`` and ``b`` as boolean arrays after checking they pair up and hold only booleans."""
     if len(a) != len(b):
