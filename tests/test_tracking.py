@@ -353,6 +353,17 @@ def test_a_multirun_that_stops_early_ends_its_parent_and_running_children_failed
     assert "stopped before the job ended" in children["benchmark=claw_bundled"].data.tags["failure"]
 
 
+def test_a_multirun_that_stops_before_any_job_writes_no_parent(store, tmp_path, capsys):
+    uri, folder = store
+    cfg = _sweep_config(folder, tmp_path / "sweep")
+    cfg.tracking.experiment = "never_started"
+    MultirunParent().on_multirun_start(cfg)
+    atexit.unregister(end_parent_run)  # what the interpreter would run on its way out
+    assert end_parent_run(tmp_path / "sweep", "FAILED") is None
+    assert "stopped before any job recorded a run" in capsys.readouterr().out
+    assert _runs(uri, "never_started") == []
+
+
 def test_make_mlflow_ui_takes_a_port(tmp_path):
     root = Path(__file__).resolve().parents[1]
     shown = subprocess.run(

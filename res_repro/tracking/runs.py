@@ -131,9 +131,10 @@ class MultirunParent(Callback):
             end_parent_run(Path(config.hydra.sweep.dir), "FINISHED")
 
 
-def end_parent_run(sweep_dir: Path, status: str) -> str:
+def end_parent_run(sweep_dir: Path, status: str) -> str | None:
     """Write the sweep's parent run with ``status`` (FINISHED, or FAILED when the multirun stops early),
-    its children and their summary table; return the parent's run id."""
+    its children and their summary table; return the parent's run id (None when the sweep stopped before
+    any job recorded a run, see :func:`res_repro.tracking.store.write_sweep`)."""
     from res_repro.tracking.store import write_sweep
 
     marker = json.loads((sweep_dir / PARENT_RUN_FILE).read_text())

@@ -269,33 +269,44 @@ def write_pending(uri: str, artifact_root: str | None) -> dict[str, tuple[str, s
     """Write every record waiting for the store that this process may write (see :func:`_writable`);
     records of a multirun whose driver died go under a FAILED parent. Return, per record id, its run
     id and experiment id (None for a run not written again)."""
-    writable = [path for path, record in _pending(uri, artifact_root) if _writable(record)]
+    return _write_claimed(_claim(path for path, record in _pending(uri, artifact_root) if _writable(record)))
+
+
+def _write_claimed(records: Iterable[RunRecord]) -> dict[str, tuple[str, str | None]]:
+    """Write ``records`` (claimed by this process) as :func:`write_pending` does."""
     written: dict[str, tuple[str, str | None]] = {}
     sweeps: dict[str, list[RunRecord]] = defaultdict(list)
-    for record in _claim(writable):
+    for record in records:
         if record.sweep is not None:
             sweeps[record.sweep].append(record)
             continue
         written[record.record_id] = _write_alone(_close(record, ENDED_UNCLOSED))
-    for sweep, records in sweeps.items():
+    for sweep, sweep_records in sweeps.items():
         marker_path = Path(sweep) / PARENT_RUN_FILE
         if marker_path.is_file():
-            _write_children(json.loads(marker_path.read_text()), FAILED, records)
+            _write_children(json.loads(marker_path.read_text()), FAILED, sweep_records)
         else:
-            for record in records:
+            for record in sweep_records:
                 _write_alone(_close(record, ENDED_UNCLOSED))
     return written
 
 
-def write_sweep(marker: Mapping[str, Any], status: str) -> str:
+def write_sweep(marker: Mapping[str, Any], status: str) -> str | None:
     """The multirun's driver at the end: write the parent run described by ``marker`` with ``status`` and
     the sweep's records as its children (one still RUNNING is written FAILED), then the summary of the
-    children; when every run matches a FINISHED sweep already in the store, write nothing. Records of
-    other writers that have ended are written too. Return the parent's run id."""
+    children; when every run matches a FINISHED sweep already in the store, write nothing. A sweep that
+    failed before any job recorded its run (a bad override, Ctrl-C while the first jobs started) has
+    nothing to show and writes no parent. Records of other writers that have ended are written too,
+    from the same listing of the waiting records. Return the parent's run id, None when none is written."""
     pending = _pending(marker["uri"], marker["artifact_root"])
     mine = [path for path, record in pending if record.sweep == marker["sweep"]]
-    parent_id = _write_children(marker, status, _claim(mine))
-    write_pending(marker["uri"], marker["artifact_root"])
+    others = [path for path, record in pending if record.sweep != marker["sweep"] and _writable(record)]
+    parent_id = None
+    if mine or status == FINISHED:
+        parent_id = _write_children(marker, status, _claim(mine))
+    else:
+        print(f"the multirun in {marker['sweep']} stopped before any job recorded a run: no MLflow run")
+    _write_claimed(_claim(others))
     return parent_id
 
 
