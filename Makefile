@@ -37,7 +37,7 @@ install: $(STAMP) system-deps ## Create the virtual environment and install ever
 test: install ## Run the whole test suite, slow end-to-end runs included (as CI does)
 	$(PY) -m pytest -q
 
-test-fast: install ## Run the tests not marked slow, one worker per core: the everyday loop, about a minute
+test-fast: install ## Run the tests not marked slow, one worker per core: the everyday loop (about 3 min on 2 cores)
 	$(PY) -m pytest -q -m "not slow" -n auto
 
 lint: install ## Check style with ruff and the import layers with import-linter (pyproject.toml)

@@ -63,10 +63,11 @@ def test_t_quantile_by_hand() -> None:
     assert t_quantile(0.9, 2) == pytest.approx(np.sqrt(2) * np.tan(theta), rel=1e-12)
 
 
-@pytest.mark.parametrize("df", [*range(1, 41), 57, 100, 257, 1000, 10_000])
 @pytest.mark.parametrize("confidence", [0.5, 0.8, 0.95, 0.99, 0.999])
-def test_t_quantile_matches_scipy(df: int, confidence: float) -> None:
-    assert t_quantile(confidence, df) == pytest.approx(stats.t.ppf(0.5 + confidence / 2, df), rel=1e-9)
+def test_t_quantile_matches_scipy(confidence: float) -> None:
+    for df in [*range(1, 41), 57, 100, 257, 1000, 10_000]:
+        reference = stats.t.ppf(0.5 + confidence / 2, df)
+        assert t_quantile(confidence, df) == pytest.approx(reference, rel=1e-9), df
 
 
 @pytest.mark.parametrize(
