@@ -5,16 +5,16 @@ from __future__ import annotations
 import atexit
 import functools
 import gc
-import multiprocessing
 import sys
 import time
+from contextlib import suppress
 
 import hydra
 from omegaconf import DictConfig
 
 from res_repro.config import CONF_DIR, register_configs
 from res_repro.errors import RunFailedError, UserInputError
-from res_repro.pipelines import run_pipeline
+from res_repro.pipelines import pipeline_function, run_pipeline
 
 register_configs()
 
@@ -26,16 +26,29 @@ def whole_lines() -> None:
 
 
 @functools.cache
-def keep_for_the_process() -> None:
-    """In a process that runs jobs and then exits, take what is alive now (the imported modules, their
-    classes and functions, the registered configs) and, at exit, everything left out of the cyclic
-    garbage collector's reach (``gc.freeze``). The job's full collections then walk only what the job
-    made (the objects kept skipped, about 0.2 s of a warm Claw-Eval job), and the interpreter's
-    collections while it shuts down walk nothing (0.2-0.3 s a process, which a multirun's driver waits
-    for in each worker). Objects are still freed when their last reference goes; cycles among the kept
-    ones live until the process ends, as the modules do. Done once per process."""
+def freeze_at_exit() -> None:
+    """Leave the interpreter's collections while it shuts down nothing to walk: at exit, everything still
+    alive is taken out of the cyclic garbage collector's reach (``gc.freeze``; the handler is registered
+    now, so it runs after those registered later). They cost a job's process 0.2-0.3 s, which a
+    multirun's driver waits for in each worker, and the driver as much again. Objects are still freed
+    when their last reference goes; the finalizers of cycles left at exit do not run. Once per process."""
+    atexit.register(gc.freeze)
+
+
+def freeze_the_job_modules(task_name: str) -> None:
+    """Import the modules of the pipeline ``task_name`` names (an unknown name is left for the run to
+    report), then take everything alive out of the cyclic garbage collector's reach (``gc.freeze``): the
+    modules, their classes and functions, the composed config live as long as the process, and each
+    full collection of the job would walk them again (0.2 s of a warm Claw-Eval job). Once per process:
+    a later job's pipeline adds what it imports to the collector as usual."""
+    with suppress(UserInputError):
+        pipeline_function(task_name)
+    _freeze_once()
+
+
+@functools.cache
+def _freeze_once() -> None:
     gc.freeze()
-    atexit.register(gc.freeze)  # registered now, so it runs after the handlers registered later
 
 
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
@@ -45,8 +58,8 @@ def hydra_main(cfg: DictConfig) -> None:
     failed, end it with one line and a non-zero exit."""
     started = time.perf_counter()
     whole_lines()
-    if multiprocessing.parent_process() is not None:  # a launcher's worker, which only runs jobs
-        keep_for_the_process()
+    freeze_the_job_modules(cfg.task_name)  # this process runs jobs, then exits
+    freeze_at_exit()
     try:
         run_pipeline(cfg)
     except UserInputError as exc:

@@ -69,7 +69,7 @@ def main() -> None:
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
         sys.exit(2)
-    from res_repro.app import hydra_main, keep_for_the_process
+    from res_repro.app import freeze_at_exit, hydra_main
 
-    keep_for_the_process()
+    freeze_at_exit()  # a multirun's driver too, which runs no job itself
     hydra_main()

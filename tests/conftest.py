@@ -18,6 +18,15 @@ def offline_hubs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
 
 
+@pytest.fixture(autouse=True)
+def collector_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that runs a job in the test process (``cli.main``, ``hydra_main``) leaves the garbage
+    collector as it was: freezing is for processes that run jobs and exit (``tests/test_job_process.py``
+    checks it in a child interpreter), not for the test session."""
+    monkeypatch.setattr("res_repro.app.freeze_the_job_modules", lambda task_name: None)
+    monkeypatch.setattr("res_repro.app.freeze_at_exit", lambda: None)
+
+
 def docker_unavailable(reason: str) -> NoReturn:
     """Skip the current test for lack of Docker, or fail it when CI=true (CI always provides Docker)."""
     if os.environ.get("CI") == "true":

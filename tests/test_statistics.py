@@ -65,17 +65,17 @@ def test_t_quantile_by_hand() -> None:
 
 @pytest.mark.parametrize("confidence", [0.5, 0.8, 0.95, 0.99, 0.999])
 def test_t_quantile_matches_scipy(confidence: float) -> None:
-    for df in [*range(1, 41), 57, 100, 257, 1000, 10_000]:
+    for df in [*range(1, 41), 57, 100, 257, 1000, 1001, 10_000, 10**6]:
         reference = stats.t.ppf(0.5 + confidence / 2, df)
         assert t_quantile(confidence, df) == pytest.approx(reference, rel=1e-9), df
 
 
 @pytest.mark.parametrize(
     ("confidence", "df", "message"),
-    [(0.95, 0, "degrees of freedom"), (1.0, 5, "confidence"), (0.0, 5, "confidence")],
+    [(0.95, 0, "degrees of freedom"), (1.0, 5, "confidence"), (0.0, 5, "confidence"), (0.95, 2.5, "integer")],
 )
-def test_t_quantile_rejects_bad_arguments(confidence: float, df: int, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+def test_t_quantile_rejects_bad_arguments(confidence: float, df: float, message: str) -> None:
+    with pytest.raises((ValueError, TypeError), match=message):
         t_quantile(confidence, df)
 
 

@@ -13,6 +13,7 @@ Every function is deterministic: resampling draws from ``numpy.random.default_rn
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -116,6 +117,11 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     return low, high
 
 
+T_EXPANSION_DF = 1000
+"""Above this many degrees of freedom :func:`t_quantile` uses the normal quantile's expansion, whose
+first four terms are within 1e-13 of the exact quantile there, instead of a series of ``df / 2`` terms."""
+
+
 def t_quantile(confidence: float, df: int) -> float:
     """The two-sided quantile of Student's t distribution with ``df`` degrees of freedom: the ``t`` with
     ``P(|T| <= t) = confidence``.
@@ -127,17 +133,29 @@ def t_quantile(confidence: float, df: int) -> float:
         even df: sin(theta) * sum(b_k c^k for k < df / 2)
 
     with ``a_0 = b_0 = 1``, ``a_k = a_{k-1} 2k / (2k + 1)`` and ``b_k = b_{k-1} (2k - 1) / (2k)``. It
-    rises with ``theta``, which is found by bisection to double precision.
+    rises with ``theta``, which is found by bisection to the last bit (``t`` then has a relative error
+    near ``1e-16 / (1 - confidence)``). Above :data:`T_EXPANSION_DF` degrees of freedom, the expansion of
+    ``t`` around the normal quantile ``x`` (Abramowitz and Stegun 26.7.5, four terms in ``1 / df``).
     """
     check_confidence(confidence)
+    df = operator.index(df)
     if df < 1:
         raise ValueError(f"degrees of freedom must be at least 1, got {df}")
+    if df > T_EXPANSION_DF:
+        x = NormalDist().inv_cdf(0.5 + confidence / 2)
+        terms = (
+            (x**3 + x) / 4,
+            (5 * x**5 + 16 * x**3 + 3 * x) / 96,
+            (3 * x**7 + 19 * x**5 + 17 * x**3 - 15 * x) / 384,
+            (79 * x**9 + 776 * x**7 + 1482 * x**5 - 1920 * x**3 - 945 * x) / 92160,
+        )
+        return x + sum(term / df**power for power, term in enumerate(terms, start=1))
     odd = df % 2 == 1
-    terms = (df - 1) // 2 if odd else df // 2
-    k = np.arange(1, terms)
+    count = (df - 1) // 2 if odd else df // 2
+    k = np.arange(1, count)
     ratios = 2 * k / (2 * k + 1) if odd else (2 * k - 1) / (2 * k)
-    coefficients = np.concatenate(([1.0], np.cumprod(ratios)))[:terms]
-    powers = np.arange(terms)
+    coefficients = np.concatenate(([1.0], np.cumprod(ratios)))[:count]
+    powers = np.arange(count)
 
     def probability(theta: float) -> float:
         sin, cos = math.sin(theta), math.cos(theta)

@@ -297,7 +297,9 @@ def write_sweep(marker: Mapping[str, Any], status: str) -> str | None:
     children; when every run matches a FINISHED sweep already in the store, write nothing. A sweep that
     failed before any job recorded its run (a bad override, Ctrl-C while the first jobs started) has
     nothing to show and writes no parent. Records of other writers that have ended are written too,
-    from the same listing of the waiting records. Return the parent's run id, None when none is written."""
+    from the same listing of the waiting records; a record saved after it (a job that started as the
+    sweep stopped) is written by the next writer on the store, under a FAILED parent made from the sweep's
+    marker. Return the parent's run id, None when none is written."""
     pending = _pending(marker["uri"], marker["artifact_root"])
     mine = [path for path, record in pending if record.sweep == marker["sweep"]]
     others = [path for path, record in pending if record.sweep != marker["sweep"] and _writable(record)]
