@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from res_repro.agents.base import Agent
 from res_repro.env.formats import format_of
+from res_repro.evaluation.durations import EpisodeDurations
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.executor_base import Executor
 from res_repro.evaluation.executors import LocalExecutor
@@ -60,6 +61,7 @@ def evaluate(
     label: str = "evaluation",
     executor: Executor | None = None,
     limits: ConcurrencyLimits | None = None,
+    durations: EpisodeDurations | None = None,
 ) -> list[EpisodeRecord]:
     """Run every request not already in ``store`` and return all records in request order.
 
@@ -70,7 +72,8 @@ def evaluate(
     ids also carry non-default limits. Progress is shown under ``label`` (see
     :func:`~res_repro.evaluation.progress.progress`). On the local backend, episodes run in this process
     take their sandboxes from a pool of warm ones (:func:`~res_repro.sandbox.warm.warm_sandboxes`),
-    started in the background while earlier episodes run.
+    started in the background while earlier episodes run. With ``durations``, episodes start longest first
+    by what earlier runs measured, and this run's durations are saved there for the next.
     """
     executor = executor or LocalExecutor(workers)
     limits = limits or ConcurrencyLimits()
@@ -93,14 +96,22 @@ def evaluate(
         keys = limits.keys(request.agent, backend_name(backend))
         jobs.append(EpisodeJob(index, request, episode_id, backend, seed, max_infra_retries, keys))
     log.info("%d episodes: %d reused from the store, %d to run", len(requests), len(records), len(jobs))
+    if durations is not None:
+        jobs = durations.longest_first(jobs)
     with progress(label, len(requests), completed=len(records), enabled=show_progress) as advance:
         warm = backend_name(backend) == "local" and isinstance(executor, LocalExecutor)
         pool = warm_sandboxes(WARM_SANDBOXES_PER_WORKER * executor.slots) if warm else nullcontext()
         if jobs:
-            with pool, executor.start(agents):
-                for job, record in stream(executor, jobs, limits):
-                    labelled = job.request.label(record)
-                    store.put(labelled)
-                    records[job.index] = labelled
-                    advance()
+            try:
+                with pool, executor.start(agents):
+                    for job, record in stream(executor, jobs, limits):
+                        labelled = job.request.label(record)
+                        store.put(labelled)
+                        records[job.index] = labelled
+                        if durations is not None:
+                            durations.record(job, record)
+                        advance()
+            finally:
+                if durations is not None:
+                    durations.save()
     return [records[index] for index in range(len(requests))]

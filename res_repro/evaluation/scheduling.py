@@ -5,7 +5,7 @@ The driver decides what runs, whatever the executor: a job is submitted only whe
 slot (or a free place in its queue, for an executor that starts queued jobs by itself as slots free up)
 and every key it counts against (its model, its sandbox backend) is under its limit, so the limits hold
 for threads and for Ray tasks alike, and no worker sits blocked on a semaphore. A queued job counts
-against its limits from submission on, so a cap is never exceeded. Jobs start in request order among
+against its limits from submission on, so a cap is never exceeded. Jobs start in the order given among
 those that may start; results come back in completion order.
 """
 
@@ -84,16 +84,16 @@ def stream(
 ) -> Iterator[tuple[EpisodeJob, EpisodeRecord]]:
     """Run ``jobs`` on ``executor`` within its slots, its queue and ``limits``; yield each result as it
     finishes."""
-    queues: dict[tuple[str, ...], deque[EpisodeJob]] = {}
-    for job in jobs:  # one queue per combination of keys: admission looks at each queue's head only
-        queues.setdefault(job.keys, deque()).append(job)
+    queues: dict[tuple[str, ...], deque[tuple[int, EpisodeJob]]] = {}
+    for position, job in enumerate(jobs):  # one queue per combination of keys: admission looks at heads
+        queues.setdefault(job.keys, deque()).append((position, job))
     running: dict[object, EpisodeJob] = {}
     while queues or running:
         while len(running) < executor.slots + executor.queued:
             ready = [queue for keys, queue in queues.items() if limits.admits(keys)]
             if not ready:
                 break
-            job = min(ready, key=lambda queue: queue[0].index).popleft()
+            _, job = min(ready, key=lambda queue: queue[0][0]).popleft()
             if not queues[job.keys]:
                 del queues[job.keys]
             limits.acquire(job.keys)

@@ -20,6 +20,7 @@ from res_repro.agents import Agent, build_agents, make_llm_agent
 from res_repro.benchmarks.registry import load_benchmark
 from res_repro.env.task import Task
 from res_repro.errors import UserInputError
+from res_repro.evaluation.durations import EPISODE_DURATIONS_FILE, EpisodeDurations
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.executors import make_executor
 from res_repro.evaluation.jobs import agent_recipes
@@ -113,6 +114,7 @@ def run_requests(
         label=f"{cfg.benchmark.name}: evaluation",
         executor=make_executor(plain(cfg.executor), workers=cfg.workers, recipes=recipes),
         limits=limits,
+        durations=EpisodeDurations(cache_dir(cfg) / EPISODE_DURATIONS_FILE),
     )
 
 
