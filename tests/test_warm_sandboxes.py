@@ -74,6 +74,62 @@ def test_each_episode_gets_a_fresh_warm_sandbox(workspace: Path) -> None:
     assert wait_for_no_descendants() == []
 
 
+COMPARED = """cat /app/given.txt; env | sort; printf '[%s]\\n' "$GIVEN"; pwd; echo to-stderr >&2; exit 3"""
+
+
+def warmed(pool: WarmPool, spec: SandboxSpec) -> None:
+    """Ask an empty ``pool`` for a sandbox of ``spec`` (it starts cold, and the pool a replacement) and
+    wait until the replacement is ready."""
+    with LocalSandbox(spec):
+        pass
+    wait_ready(pool)
+
+
+def test_a_warm_sandboxs_first_command_runs_as_a_fresh_one_would(workspace: Path) -> None:
+    spec = SandboxSpec(workspace=workspace, env={"SPEC": "1"})
+    with warm_sandboxes(1) as pool:
+        warmed(pool, spec)
+        sandbox = LocalSandbox(spec)
+        sandbox.start()
+        assert pool.served["warm"] == 1 and sandbox.launcher_pid is not None
+        variables = {"GIVEN": "two words\nand a line", "EQUALS": "=x="}
+        launched = sandbox.exec(COMPARED, T, cwd="/tmp", env=variables)
+        assert sandbox.launcher_pid is None  # used once; later commands start their own bwrap
+        fresh = sandbox.exec(COMPARED, T, cwd="/tmp", env=variables)
+        sandbox.close()
+    assert launched.exit_code == fresh.exit_code == 3
+    assert launched.stdout == fresh.stdout and launched.stderr == fresh.stderr == "to-stderr\n"
+    assert launched.stdout.startswith("given\n") and launched.stdout.endswith("/tmp\n")
+    assert "[two words\nand a line]\n" in launched.stdout and "SPEC=1\n" in launched.stdout
+    assert wait_for_no_descendants() == []
+
+
+def test_a_launcher_that_died_gives_way_to_a_fresh_bwrap_and_one_past_its_timeout_is_killed(
+    workspace: Path,
+) -> None:
+    spec = SandboxSpec(workspace=workspace)
+    with warm_sandboxes(1) as pool:
+        warmed(pool, spec)
+        dead, slow = LocalSandbox(spec), LocalSandbox(spec)
+        dead.start()
+        wait_ready(pool)  # the replacement the first one's start asked for
+        slow.start()
+        assert dead.launcher_pid is not None and slow.launcher_pid is not None
+        launcher = dead.launcher_pid
+        os.killpg(launcher, 9)
+        deadline = time.monotonic() + DEADLINE_S
+        while Path(f"/proc/{launcher}/stat").read_text().split()[2] != "Z":  # dead, not yet reaped
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        answered = dead.exec("cat /app/given.txt", T)
+        timed_out = slow.exec("sleep 30", 0.5)
+        dead.close()
+        slow.close()
+    assert answered.ok and answered.stdout == "given\n"
+    assert timed_out.timed_out and timed_out.seconds < 10
+    assert wait_for_no_descendants() == []
+
+
 def test_without_the_pool_the_shell_starts_on_the_first_command(workspace: Path) -> None:
     sandbox = LocalSandbox(SandboxSpec(workspace=workspace))
     with sandbox:

@@ -105,6 +105,15 @@ _POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
 _MNT_DETACH = 2  # umount2(2) flag: detach now, free once no longer busy
 
 WARM_UP_TIMEOUT_S = 30.0  # how long a warm sandbox's shell may take to answer its first command
+# A command's launcher, started in its own bwrap before the command is known (see LocalSandbox.exec): it
+# reads the working folder, the number of variables, the variables and the argv, NUL-terminated, from
+# stdin, and becomes the command with stdin on /dev/null, as a fresh bwrap with those settings would.
+LAUNCHER = (
+    'IFS= read -r -d "" cwd && IFS= read -r -d "" count || exit 127; '
+    'for ((i = 0; i < count; i++)); do IFS= read -r -d "" pair && export -- "$pair" || exit 127; done; '
+    'argv=(); while IFS= read -r -d "" arg; do argv+=("$arg"); done; '
+    'exec < /dev/null; unset OLDPWD; cd -- "$cwd" || exit 1; exec "${argv[@]}"'
+)
 _LIVE: set[LocalSandbox] = set()  # open sandboxes, closed at exit if the caller did not
 
 
@@ -466,6 +475,7 @@ class LocalSandbox(Sandbox):
         self._cgroup: PidsCgroup | None = None
         self.workspace_capped = False  # whether the private folders sit on a size-capped tmpfs
         self._shell: LocalShell | None = None
+        self._launcher: subprocess.Popen[bytes] | None = None  # a started bwrap waiting for its command
         self._running: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
 
@@ -526,6 +536,9 @@ class LocalSandbox(Sandbox):
         if not answer.ok:
             self.close()
             raise SandboxError(f"a warm sandbox's shell did not answer: {answer.stdout.strip()!r}")
+        self._launcher = self.spawn(
+            ["bash", "-c", LAUNCHER], cwd="/", env=None, merge_stderr=False, stdin=subprocess.PIPE
+        )
 
     def adopt(self, warm: LocalSandbox) -> None:
         """Take over the started, never used sandbox ``warm`` (same settings but the workspace): its
@@ -536,6 +549,7 @@ class LocalSandbox(Sandbox):
             self._running |= running
         self._base, self._root, self._cgroup = warm._base, warm._root, warm._cgroup
         self.workspace_capped, self._shell = warm.workspace_capped, warm._shell
+        self._launcher, warm._launcher = warm._launcher, None
         warm._base, warm._root, warm._cgroup, warm._shell = None, None, None, None
         if self._shell is not None:
             self._shell.serve(self)
@@ -549,6 +563,7 @@ class LocalSandbox(Sandbox):
         if self._shell is not None:
             self._shell.abandon()  # the shell's process is among those waited for below
             self._shell = None
+        self._launcher = None  # among the running processes killed below
         with self._lock:
             killed, self._running = list(self._running), set()
         for proc in killed:
@@ -576,6 +591,12 @@ class LocalSandbox(Sandbox):
         self._require_started()
         assert self._base is not None
         return self._base / "ctl"
+
+    @property
+    def launcher_pid(self) -> int | None:
+        """The process id of the launcher waiting for this sandbox's next command (a warm sandbox
+        prepares one; :meth:`exec` uses it once), None when none is waiting."""
+        return None if self._launcher is None else self._launcher.pid
 
     @property
     def cgroup(self) -> PidsCgroup | None:
@@ -649,7 +670,9 @@ class LocalSandbox(Sandbox):
         """Run one command in a fresh bwrap (a string goes to ``bash -c``); see :meth:`Sandbox.exec`."""
         argv = ["bash", "-c", command] if isinstance(command, str) else list(command)
         started = time.perf_counter()
-        proc = self.spawn(argv, cwd=cwd, env=env, merge_stderr=False, stdin=subprocess.DEVNULL)
+        proc = self._launched(argv, cwd=cwd, env=env) or self.spawn(
+            argv, cwd=cwd, env=env, merge_stderr=False, stdin=subprocess.DEVNULL
+        )
         assert proc.stdout is not None and proc.stderr is not None
         cap = self.spec.output_cap(output_cap)
         out, err = CappedBuffer(cap), CappedBuffer(cap)
@@ -668,6 +691,29 @@ class LocalSandbox(Sandbox):
             output_bytes=out.total + err.total,
             output_killed=flooded,
         )
+
+    def _launched(
+        self, argv: list[str], *, cwd: str, env: dict[str, str] | None
+    ) -> subprocess.Popen[bytes] | None:
+        """``argv`` started by the launcher a warm sandbox prepared (its bwrap, namespaces and cgroup
+        already made off the episode's path), or None when there is none or it died."""
+        launcher, self._launcher = self._launcher, None
+        if launcher is None:
+            return None
+        if launcher.poll() is not None:  # killed from outside (it is out of the agent's sight)
+            self.reap(launcher)
+            return None
+        assert launcher.stdin is not None
+        variables = {**(env or {})}
+        fields = [cwd, str(len(variables)), *(f"{k}={v}" for k, v in variables.items()), *argv]
+        try:
+            launcher.stdin.write(b"".join(field.encode() + b"\0" for field in fields))
+            launcher.stdin.close()
+        except (BrokenPipeError, ValueError):
+            _kill_group(launcher)
+            self.reap(launcher)
+            return None
+        return launcher
 
     def shell(self) -> LocalShell:
         """The persistent bash of this sandbox (started on first use)."""
