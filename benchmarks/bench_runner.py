@@ -1,6 +1,6 @@
 """Scripted episodes per second on 1 and 2 workers, and the cost of building a lineage node per depth.
 
-Run as ``python benchmarks/bench_runner.py [--repeat N] [--depth D]``.
+Run as ``python benchmarks/bench_runner.py [--repeat N] [--builds B] [--depth D]``.
 
 Episodes: the explorer-expert tier on every ``terminal_bundled`` task (sandboxed), fresh store each round,
 median over N rounds; the baseline is one worker, the target is at least 1.8x with two, both as a first
@@ -8,13 +8,14 @@ run starts its episodes (request order) and as a later one does (longest first, 
 rounds measured); beside it, the most two workers can gain on the machine (one worker already keeps some
 of the second core busy).
 
-Lineage: one Claw-style seed scaled to depth D (24) without a target; the figure is the median CPU time
-of the harness process per candidate built at each depth, split into the conversations with task code
-(the reference program's tool calls, answered through the reference adapters and the middleware) and
-the rest; the target is a per-node cost flat within 1.2x from depth 1 to D (the least-squares line
-through the medians), so that building depth D costs time linear in D. Each deeper node adds an obstacle
-the reference needs calls to get past, so the number of tool calls grows with depth by the task's own
-design: the figures say so beside the cost per call, which must stay flat.
+Lineage: one Claw-style seed scaled to depth D (24) B times (5), with no target model; the figure is
+the median CPU time of the harness process per candidate built at each depth, split into the
+conversations with task code (the reference program's tool calls, answered through the reference
+adapters and the middleware) and the rest; the target is a per-node cost flat within 1.2x from depth 1
+to D (the least-squares line through the medians), so that building depth D costs time linear in D.
+Each deeper node adds an obstacle the reference needs calls to get past, so the number of tool calls
+grows with depth by the task's own design: the figures say so beside the cost per call, which must stay
+flat.
 """
 
 from __future__ import annotations
@@ -226,7 +227,8 @@ def node_costs_by_depth(repeat: int, depth_cap: int = DEPTH) -> dict[int, NodeCo
 def main(argv: list[str] | None = None) -> None:
     """Print both figures beside their targets."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of episodes per setting")
+    parser.add_argument("--builds", type=int, default=5, help="lineage builds (few move the fit)")
     parser.add_argument("--depth", type=int, default=DEPTH)
     args = parser.parse_args(argv)
     rates = episodes_per_second(args.repeat)
@@ -252,7 +254,7 @@ def main(argv: list[str] | None = None) -> None:
         f"  the most two workers can gain on this machine: {ceiling:.2f}x (one worker keeps {cores_one:.2f}"
         f" cores busy); the better order reached {best / ceiling:.0%} of it"
     )
-    print_lineage_costs(args.repeat, args.depth)
+    print_lineage_costs(args.builds, args.depth)
 
 
 def print_lineage_costs(repeat: int, depth_cap: int) -> None:

@@ -8,6 +8,7 @@ calls fail) is the same on every rerun.
 from __future__ import annotations
 
 import base64
+import functools
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -223,14 +224,18 @@ ROT13 = str.maketrans(
 )
 
 
-def _caesar(text: str, shift: int) -> str:
-    def turn(ch: str) -> str:
-        for first, size in (("a", 26), ("A", 26), ("0", 10)):
-            if ord(first) <= ord(ch) < ord(first) + size:
-                return chr(ord(first) + (ord(ch) - ord(first) + shift) % size)
-        return ch
+@functools.cache
+def _caesar_table(shift: int) -> dict[int, int]:
+    """The translation turning each ASCII letter and digit ``shift`` places within its alphabet."""
+    return {
+        ord(first) + offset: ord(first) + (offset + shift) % size
+        for first, size in (("a", 26), ("A", 26), ("0", 10))
+        for offset in range(size)
+    }
 
-    return "".join(turn(ch) for ch in text)
+
+def _caesar(text: str, shift: int) -> str:
+    return text.translate(_caesar_table(shift))
 
 
 def _encode_text(scheme: str, shift: int, text: str) -> str:
