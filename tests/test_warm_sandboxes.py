@@ -25,6 +25,7 @@ from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.store import EpisodeStore
 from res_repro.sandbox import LocalSandbox, SandboxSpec
+from res_repro.sandbox import local as local_module
 from res_repro.sandbox import warm as warm_module
 from res_repro.sandbox.local import WARM_SUPPLY
 from res_repro.sandbox.warm import WarmPool, warm_key, warm_sandboxes
@@ -127,6 +128,25 @@ def test_a_launcher_that_died_gives_way_to_a_fresh_bwrap_and_one_past_its_timeou
         slow.close()
     assert answered.ok and answered.stdout == "given\n"
     assert timed_out.timed_out and timed_out.seconds < 10
+    assert wait_for_no_descendants() == []
+
+
+def test_a_host_secret_written_since_the_launcher_started_is_masked_from_the_command(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = SandboxSpec(workspace=workspace)
+    with warm_sandboxes(1) as pool:
+        warmed(pool, spec)
+        with LocalSandbox(spec) as sandbox:
+            assert sandbox.launcher_pid is not None
+            masks = local_module.host_secret_masks()
+            # as if /etc/passwd had become unreadable: a fresh bwrap hides it behind /dev/null
+            monkeypatch.setattr(
+                local_module, "host_secret_masks", lambda: [*masks, "--ro-bind", "/dev/null", "/etc/passwd"]
+            )
+            shown = sandbox.exec("cat /etc/passwd", T)
+            assert sandbox.launcher_pid is None
+    assert "root:" not in shown.stdout + shown.stderr
     assert wait_for_no_descendants() == []
 
 

@@ -476,6 +476,7 @@ class LocalSandbox(Sandbox):
         self.workspace_capped = False  # whether the private folders sit on a size-capped tmpfs
         self._shell: LocalShell | None = None
         self._launcher: subprocess.Popen[bytes] | None = None  # a started bwrap waiting for its command
+        self._launcher_masks: list[str] = []  # the host secret masks it was started with
         self._running: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
 
@@ -536,6 +537,7 @@ class LocalSandbox(Sandbox):
         if not answer.ok:
             self.close()
             raise SandboxError(f"a warm sandbox's shell did not answer: {answer.stdout.strip()!r}")
+        self._launcher_masks = host_secret_masks()  # before the spawn's own look: a change discards it
         self._launcher = self.spawn(
             ["bash", "-c", LAUNCHER], cwd="/", env=None, merge_stderr=False, stdin=subprocess.PIPE
         )
@@ -550,6 +552,7 @@ class LocalSandbox(Sandbox):
         self._base, self._root, self._cgroup = warm._base, warm._root, warm._cgroup
         self.workspace_capped, self._shell = warm.workspace_capped, warm._shell
         self._launcher, warm._launcher = warm._launcher, None
+        self._launcher_masks = warm._launcher_masks
         warm._base, warm._root, warm._cgroup, warm._shell = None, None, None, None
         if self._shell is not None:
             self._shell.serve(self)
@@ -696,12 +699,14 @@ class LocalSandbox(Sandbox):
         self, argv: list[str], *, cwd: str, env: dict[str, str] | None
     ) -> subprocess.Popen[bytes] | None:
         """``argv`` started by the launcher a warm sandbox prepared (its bwrap, namespaces and cgroup
-        already made off the episode's path), or None when there is none or it died."""
+        already made off the episode's path), or None when there is none, it died, or the host's secret
+        masks changed since it started."""
         launcher, self._launcher = self._launcher, None
         if launcher is None:
             return None
-        if launcher.poll() is not None:  # killed from outside (it is out of the agent's sight)
-            self.reap(launcher)
+        if launcher.poll() is not None or self._launcher_masks != host_secret_masks():
+            _kill_group(launcher)  # killed from outside (it is out of the agent's sight), or it would
+            self.reap(launcher)  # show a host secret written since it started: a fresh bwrap masks it
             return None
         assert launcher.stdin is not None
         variables = {**(env or {})}
