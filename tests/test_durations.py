@@ -142,3 +142,14 @@ def test_a_damaged_durations_file_is_ignored_with_a_warning_and_replaced(
     durations.record(job(task, "nop"), finished(task, "nop", 1.0))
     durations.save()
     assert EpisodeDurations(path).estimate(task.content_hash, "nop") == 1.0
+
+
+def test_durations_that_cannot_be_saved_cost_a_warning_not_the_run(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "cache").write_text("a file where the cache folder should be")
+    durations = EpisodeDurations(tmp_path / "cache" / "durations.json")
+    with caplog.at_level(logging.WARNING):
+        started, returned = run(tmp_path, "store", ["short", "long"], durations)
+    assert returned == ["short", "long"] and sorted(started) == ["long", "short"]
+    assert "the episode durations were not saved" in caplog.text

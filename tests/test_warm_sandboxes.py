@@ -27,7 +27,7 @@ from res_repro.evaluation.store import EpisodeStore
 from res_repro.sandbox import LocalSandbox, SandboxSpec
 from res_repro.sandbox import local as local_module
 from res_repro.sandbox import warm as warm_module
-from res_repro.sandbox.local import WARM_SUPPLY
+from res_repro.sandbox.local import LAUNCHER_PIDS, WARM_SUPPLY
 from res_repro.sandbox.warm import WarmPool, warm_key, warm_sandboxes
 
 T = 30.0
@@ -86,22 +86,43 @@ def warmed(pool: WarmPool, spec: SandboxSpec) -> None:
     wait_ready(pool)
 
 
-def test_a_warm_sandboxs_first_command_runs_as_a_fresh_one_would(workspace: Path) -> None:
+ODD_NAMES = {"MY-VAR": "1", "__cwd": "/", "count": "9", "UID": "5"}  # not bash's, or the launcher's own
+
+
+@pytest.mark.parametrize(
+    ("command", "variables"),
+    [
+        (COMPARED, {"GIVEN": "two words\nand a line", "EQUALS": "=x=", **ODD_NAMES}),
+        (["env"], {"GIVEN": "x", **ODD_NAMES}),  # a program, no shell between: exactly the variables
+    ],
+)
+def test_a_warm_sandboxs_first_command_runs_as_a_fresh_one_would(
+    workspace: Path, command: str | list[str], variables: dict[str, str]
+) -> None:
     spec = SandboxSpec(workspace=workspace, env={"SPEC": "1"})
     with warm_sandboxes(1) as pool:
         warmed(pool, spec)
         sandbox = LocalSandbox(spec)
         sandbox.start()
         assert pool.served["warm"] == 1 and sandbox.launcher_pid is not None
-        variables = {"GIVEN": "two words\nand a line", "EQUALS": "=x="}
-        launched = sandbox.exec(COMPARED, T, cwd="/tmp", env=variables)
+        limit = sandbox.cgroup.path / "pids.max" if sandbox.cgroup is not None else None
+        if limit is not None:  # the launcher's processes are on top of the agent's limit
+            assert int(limit.read_text()) == spec.limits.pids + LAUNCHER_PIDS
+        launched = sandbox.exec(command, T, cwd="/tmp", env=variables)
         assert sandbox.launcher_pid is None  # used once; later commands start their own bwrap
-        fresh = sandbox.exec(COMPARED, T, cwd="/tmp", env=variables)
+        if limit is not None:
+            assert int(limit.read_text()) == spec.limits.pids
+        fresh = sandbox.exec(command, T, cwd="/tmp", env=variables)
         sandbox.close()
-    assert launched.exit_code == fresh.exit_code == 3
-    assert launched.stdout == fresh.stdout and launched.stderr == fresh.stderr == "to-stderr\n"
-    assert launched.stdout.startswith("given\n") and launched.stdout.endswith("/tmp\n")
-    assert "[two words\nand a line]\n" in launched.stdout and "SPEC=1\n" in launched.stdout
+    assert (launched.exit_code, launched.stderr) == (fresh.exit_code, fresh.stderr)
+    assert sorted(launched.stdout.splitlines()) == sorted(fresh.stdout.splitlines())  # env's order may differ
+    assert "SPEC=1\n" in launched.stdout and "MY-VAR=1\n" in launched.stdout
+    if isinstance(command, str):
+        assert launched.exit_code == 3 and launched.stderr == "to-stderr\n"
+        assert launched.stdout.startswith("given\n") and launched.stdout.endswith("/tmp\n")
+        assert "[two words\nand a line]\n" in launched.stdout
+    else:
+        assert launched.ok and "SHLVL" not in launched.stdout and "PWD=/tmp\n" in launched.stdout
     assert wait_for_no_descendants() == []
 
 

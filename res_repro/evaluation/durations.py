@@ -11,6 +11,7 @@ merge what they learned under a file lock); it only orders episodes and never ch
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -81,15 +82,22 @@ class EpisodeDurations:
             agents[job.request.agent] = record.wall_seconds
 
     def save(self) -> None:
-        """Merge what this run learned into the file (another run may have saved meanwhile)."""
+        """Merge what this run learned into the file (another run may have saved meanwhile); a file that
+        cannot be written costs the next run its order, with a warning, never this run its records."""
         if not self._learned:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(self.path.with_suffix(".lock"))):
-            merged = _read(self.path)
-            for task, agents in self._learned.items():
-                merged.setdefault(task, {}).update(agents)
-            partial = self.path.with_suffix(f".{os.getpid()}.tmp")
-            partial.write_text(json.dumps(merged, sort_keys=True), encoding="utf-8")
-            partial.replace(self.path)
+        partial = self.path.with_suffix(f".{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with FileLock(str(self.path.with_suffix(".lock"))):
+                merged = _read(self.path)
+                for task, agents in self._learned.items():
+                    merged.setdefault(task, {}).update(agents)
+                partial.write_text(json.dumps(merged, sort_keys=True), encoding="utf-8")
+                partial.replace(self.path)
+        except OSError as exc:
+            log.warning("%s: the episode durations were not saved (%s)", self.path, exc)
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
+            return
         self._known, self._learned = merged, {}

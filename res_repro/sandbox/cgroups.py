@@ -114,6 +114,10 @@ class PidsCgroup:
         """The file a process writes its pid to in order to join the cgroup."""
         return str(self.path / "cgroup.procs")
 
+    def set_limit(self, limit: int) -> None:
+        """Allow ``limit`` processes from now on (those already in the cgroup stay)."""
+        (self.path / "pids.max").write_text(str(limit))
+
     def pids(self) -> list[int]:
         """The processes in the cgroup now."""
         try:
@@ -195,9 +199,10 @@ def pids_cgroup(limit: int) -> PidsCgroup | None:
     owner = current_owner()
     path = base / f"sandbox-{owner.pid}.{owner.start}-{secrets.token_hex(8)}"
     path.mkdir()
+    cgroup = PidsCgroup(path)
     try:
-        (path / "pids.max").write_text(str(limit))
+        cgroup.set_limit(limit)
     except OSError:
         path.rmdir()
         raise
-    return PidsCgroup(path)
+    return cgroup

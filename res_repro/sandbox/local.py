@@ -106,14 +106,18 @@ _MNT_DETACH = 2  # umount2(2) flag: detach now, free once no longer busy
 
 WARM_UP_TIMEOUT_S = 30.0  # how long a warm sandbox's shell may take to answer its first command
 # A command's launcher, started in its own bwrap before the command is known (see LocalSandbox.exec): it
-# reads the working folder, the number of variables, the variables and the argv, NUL-terminated, from
-# stdin, and becomes the command with stdin on /dev/null, as a fresh bwrap with those settings would.
+# reads the working folder, the number of variables, the variables (NAME=value) and the argv,
+# NUL-terminated, from stdin, and becomes the command with stdin on /dev/null, through env(1) so that the
+# variables reach it exactly as bwrap's --setenv would put them (any name, none seen by bash) and none
+# of the launcher's own bash's (SHLVL, OLDPWD, _) does; PWD is the folder's, as bwrap's --chdir sets it.
 LAUNCHER = (
-    'IFS= read -r -d "" cwd && IFS= read -r -d "" count || exit 127; '
-    'for ((i = 0; i < count; i++)); do IFS= read -r -d "" pair && export -- "$pair" || exit 127; done; '
-    'argv=(); while IFS= read -r -d "" arg; do argv+=("$arg"); done; '
-    'exec < /dev/null; unset OLDPWD; cd -- "$cwd" || exit 1; exec "${argv[@]}"'
+    'IFS= read -r -d "" __cwd && IFS= read -r -d "" __count || exit 127; __pairs=(); '
+    'for ((__i = 0; __i < __count; __i++)); do IFS= read -r -d "" __pair || exit 127; __pairs+=("$__pair"); '
+    'done; __argv=(); while IFS= read -r -d "" __arg; do __argv+=("$__arg"); done; '
+    'exec < /dev/null; cd -- "$__cwd" || exit 1; '
+    'exec env -u _ -u OLDPWD -u SHLVL -- "${__pairs[@]}" "${__argv[@]}"'
 )
+LAUNCHER_PIDS = 3  # the launcher's processes (bwrap, its pid 1, bash), which become the command's bwrap
 _LIVE: set[LocalSandbox] = set()  # open sandboxes, closed at exit if the caller did not
 
 
@@ -537,10 +541,16 @@ class LocalSandbox(Sandbox):
         if not answer.ok:
             self.close()
             raise SandboxError(f"a warm sandbox's shell did not answer: {answer.stdout.strip()!r}")
-        self._launcher_masks = host_secret_masks()  # before the spawn's own look: a change discards it
-        self._launcher = self.spawn(
-            ["bash", "-c", LAUNCHER], cwd="/", env=None, merge_stderr=False, stdin=subprocess.PIPE
-        )
+        try:
+            self._launcher_masks = host_secret_masks()  # before the spawn's own look: a change discards it
+            if self._cgroup is not None:  # the agent keeps its whole process limit while the launcher waits
+                self._cgroup.set_limit(self.spec.limits.pids + LAUNCHER_PIDS)
+            self._launcher = self.spawn(
+                ["bash", "-c", LAUNCHER], cwd="/", env=None, merge_stderr=False, stdin=subprocess.PIPE
+            )
+        except BaseException:
+            self.close()
+            raise
 
     def adopt(self, warm: LocalSandbox) -> None:
         """Take over the started, never used sandbox ``warm`` (same settings but the workspace): its
@@ -566,11 +576,14 @@ class LocalSandbox(Sandbox):
         if self._shell is not None:
             self._shell.abandon()  # the shell's process is among those waited for below
             self._shell = None
-        self._launcher = None  # among the running processes killed below
+        with self._lock:
+            launcher, self._launcher = self._launcher, None  # among the running processes killed below
         with self._lock:
             killed, self._running = list(self._running), set()
         for proc in killed:
             _kill_group(proc)
+        if launcher is not None:  # nobody else reads its pipes
+            _close_pipes(launcher)
         cgroup, self._cgroup = self._cgroup, None
         base, self._base, self._root = self._base, None, None
         if killed or cgroup is not None or base is not None:
@@ -670,7 +683,8 @@ class LocalSandbox(Sandbox):
         env: dict[str, str] | None = None,
         output_cap: int | None = None,
     ) -> ExecResult:
-        """Run one command in a fresh bwrap (a string goes to ``bash -c``); see :meth:`Sandbox.exec`."""
+        """Run one command in a fresh bwrap (a string goes to ``bash -c``); see :meth:`Sandbox.exec`. The
+        first command of a warm sandbox runs in the bwrap its launcher started beforehand."""
         argv = ["bash", "-c", command] if isinstance(command, str) else list(command)
         started = time.perf_counter()
         proc = self._launched(argv, cwd=cwd, env=env) or self.spawn(
@@ -699,20 +713,28 @@ class LocalSandbox(Sandbox):
         self, argv: list[str], *, cwd: str, env: dict[str, str] | None
     ) -> subprocess.Popen[bytes] | None:
         """``argv`` started by the launcher a warm sandbox prepared (its bwrap, namespaces and cgroup
-        already made off the episode's path), or None when there is none, it died, or the host's secret
-        masks changed since it started."""
-        launcher, self._launcher = self._launcher, None
+        already made off the episode's path), or None when there is none, it died, the host's secret
+        masks changed since it started, or ``argv`` is one it cannot pass on as a fresh bwrap would (empty,
+        or a program name env(1) would read as a variable); the launcher is used at most once."""
+        with self._lock:
+            launcher, self._launcher = self._launcher, None
         if launcher is None:
             return None
-        if launcher.poll() is not None or self._launcher_masks != host_secret_masks():
+        if self._cgroup is not None:  # its processes now count as a command's bwrap, or are gone
+            self._cgroup.set_limit(self.spec.limits.pids)
+        fields = [cwd, str(len(env or {})), *(f"{k}={v}" for k, v in (env or {}).items()), *argv]
+        if any("\0" in field for field in fields):
+            _kill_group(launcher)
+            self.reap(launcher)
+            raise ValueError("embedded null byte")  # as a fresh bwrap's Popen says
+        usable = bool(argv) and "=" not in argv[0] and launcher.poll() is None
+        if not usable or self._launcher_masks != host_secret_masks():
             _kill_group(launcher)  # killed from outside (it is out of the agent's sight), or it would
             self.reap(launcher)  # show a host secret written since it started: a fresh bwrap masks it
             return None
         assert launcher.stdin is not None
-        variables = {**(env or {})}
-        fields = [cwd, str(len(variables)), *(f"{k}={v}" for k, v in variables.items()), *argv]
         try:
-            launcher.stdin.write(b"".join(field.encode() + b"\0" for field in fields))
+            launcher.stdin.write(b"".join(os.fsencode(field) + b"\0" for field in fields))
             launcher.stdin.close()
         except (BrokenPipeError, ValueError):
             _kill_group(launcher)
