@@ -55,3 +55,28 @@ def test_no_output_scores_zero(tmp_path):
 def test_malformed_rubric_is_refused(text, message):
     with pytest.raises(ValueError, match=message):
         parse_rubric(text)
+
+
+PLANTED_RUBRIC = '{"items": [{"name": "planted", "passed": true}]}'
+
+
+@pytest.mark.parametrize(
+    "plant",
+    [
+        f"mkdir -p /logs/verifier && echo '{PLANTED_RUBRIC}' > /logs/verifier/rubric.json",
+        "mkdir -p /logs/verifier && echo 1 > /logs/verifier/reward.txt",
+        # the verifier's folder swapped for a link to one the agent filled
+        f"mkdir -p /app/mine && echo '{PLANTED_RUBRIC}' > /app/mine/rubric.json"
+        " && rm -rf /logs/verifier && ln -s /app/mine /logs/verifier",
+    ],
+)
+def test_what_the_agent_left_for_the_verifier_counts_for_nothing(tmp_path, plant):
+    script = "#!/bin/bash\nls -A /tests\n[ -e /tests/conftest.py ] || echo 0 > /logs/verifier/reward.txt\n"
+    task = load_task(make_task(tmp_path, test=script))
+    with make_sandbox("local", SandboxSpec(workspace=workspace_dir(task))) as sandbox:
+        planted = sandbox.exec(f"{plant} && echo 'raise SystemExit' > /tests/conftest.py", 30)
+        assert planted.ok, planted.stderr
+        grade = run_verifier(sandbox, task)
+    assert grade.score == 0.0 and not grade.passed
+    assert grade.evidence["source"] == "/logs/verifier/reward.txt"
+    assert grade.evidence["output"].split() == ["test.sh"]  # only the task's tests are in /tests

@@ -11,11 +11,12 @@ A verifier reports in one of two ways:
 from __future__ import annotations
 
 import json
+import secrets
 
 from res_repro.env.formats.harbor.task_file import TEST_SCRIPT
 from res_repro.env.grade import Grade, RubricItem
 from res_repro.env.task import Task
-from res_repro.sandbox.base import APP_DIR, TESTS_DIR, VERIFIER_LOGS_DIR, Sandbox
+from res_repro.sandbox.base import APP_DIR, TESTS_DIR, TMP_DIR, VERIFIER_LOGS_DIR, Sandbox
 
 REWARD_TXT = f"{VERIFIER_LOGS_DIR}/reward.txt"
 REWARD_JSON = f"{VERIFIER_LOGS_DIR}/reward.json"
@@ -80,10 +81,20 @@ def _grade_from_files(sandbox: Sandbox) -> tuple[Grade, str]:
 
 
 def run_verifier(sandbox: Sandbox, task: Task) -> Grade:
-    """Copy the task's tests into the sandbox, run tests/test.sh, and grade from what it wrote."""
-    sandbox.put_dir((task.path / TEST_SCRIPT).parent, TESTS_DIR)
+    """Copy the task's tests into the sandbox, run tests/test.sh, and grade from what it wrote.
+
+    The agent could write anywhere in the sandbox, so what it left where the verifier reads and writes
+    goes first: ``/tests`` is emptied before the task's tests arrive there (a planted ``conftest.py``
+    would run inside pytest) and ``/logs/verifier`` is made anew (a planted ``rubric.json`` or reward
+    would be read as the verifier's). The tests are staged under a name the agent cannot guess and moved
+    in by the verifier's own command, so one command does it all.
+    """
+    staged = f"{TMP_DIR}/.res-tests-{secrets.token_hex(8)}"
+    sandbox.put_dir((task.path / TEST_SCRIPT).parent, staged)
     result = sandbox.exec(
-        f"mkdir -p {VERIFIER_LOGS_DIR} && bash {TESTS_DIR}/test.sh",
+        f"rm -rf {TESTS_DIR}/* {TESTS_DIR}/.[!.]* {TESTS_DIR}/..?* && cp -a {staged}/. {TESTS_DIR}/"
+        f" && rm -rf {staged}"
+        f" && rm -rf {VERIFIER_LOGS_DIR} && mkdir -p {VERIFIER_LOGS_DIR} && bash {TESTS_DIR}/test.sh",
         timeout=task.config.verifier.timeout_sec,
         cwd=APP_DIR,
         env=task.config.verifier.env,
