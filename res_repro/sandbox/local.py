@@ -578,7 +578,6 @@ class LocalSandbox(Sandbox):
             self._shell = None
         with self._lock:
             launcher, self._launcher = self._launcher, None  # among the running processes killed below
-        with self._lock:
             killed, self._running = list(self._running), set()
         for proc in killed:
             _kill_group(proc)
