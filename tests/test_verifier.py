@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from task_factory import make_task
 
 from res_repro.env.formats.harbor import load_task, parse_rubric, run_verifier, workspace_dir
+from res_repro.evaluation.episode import open_environment
 from res_repro.sandbox import SandboxSpec, make_sandbox
 
 
@@ -80,3 +83,19 @@ def test_what_the_agent_left_for_the_verifier_counts_for_nothing(tmp_path, plant
     assert grade.score == 0.0 and not grade.passed
     assert grade.evidence["source"] == "/logs/verifier/reward.txt"
     assert grade.evidence["output"].split() == ["test.sh"]  # only the task's tests are in /tests
+
+
+def test_what_the_agent_left_running_is_ended_before_the_verifier_runs_on_local(tmp_path):
+    """On ``local`` the verifier shares nothing with the agent's shell but the folders, so a writer the
+    agent left behind is ended first; it would otherwise plant a passing rubric while the tests run."""
+    script = "#!/bin/bash\nsleep 0.3\necho 0 > /logs/verifier/reward.txt\n"
+    task = load_task(make_task(tmp_path, test=script))
+    writer = (
+        f"(while true; do mkdir -p /logs/verifier; echo '{PLANTED_RUBRIC}' > /logs/verifier/rubric.json;"
+        " sleep 0.01; done) > /dev/null 2>&1 &"
+    )
+    with open_environment(task, backend="local") as env:
+        assert env.sandbox.shell().run(writer, 30).ok
+        time.sleep(0.1)
+        grade = env.grade(None)
+    assert grade.score == 0.0 and grade.evidence["source"] == "/logs/verifier/reward.txt"

@@ -301,6 +301,13 @@ class Sandbox(abc.ABC):
     def close(self) -> None:
         """Kill every process, release every resource (idempotent)."""
 
+    def end_agent_processes(self) -> None:
+        """Before a verifier runs: end what the agent's shell left running where the verifier's commands
+        could not reach it anyway, so that none of it writes where the verifier reads. The default does
+        nothing: where ``exec`` shares the shell's processes and network (Docker's), a server the agent
+        left running is part of what a task's tests may check."""
+        return
+
     @contextmanager
     def closed_on_failure(self, what: str) -> Iterator[None]:
         """Close this sandbox when the block fails; an OSError becomes a SandboxError saying ``what``

@@ -708,6 +708,12 @@ class LocalSandbox(Sandbox):
             output_killed=flooded,
         )
 
+    def end_agent_processes(self) -> None:
+        """End the shell and everything it started, and wait until they are gone: they live in the
+        shell's own pid and network namespaces, which no command run by :meth:`exec` shares."""
+        if self._shell is not None:
+            self._shell.close()
+
     def _launched(
         self, argv: list[str], *, cwd: str, env: dict[str, str] | None
     ) -> subprocess.Popen[bytes] | None:

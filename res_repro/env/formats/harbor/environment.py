@@ -245,6 +245,7 @@ class TerminalEnvironment:
         When the agent has filled the sandbox's disk so that the verifier cannot even be copied in, the
         attempt fails (the agent's doing, not the harness's).
         """
+        self.sandbox.end_agent_processes()  # nothing the agent left running writes while tests run
         try:
             grade = self._verify()
             artifacts = self._artifacts()
