@@ -729,23 +729,27 @@ class LocalSandbox(Sandbox):
             self._cgroup.set_limit(self.spec.limits.pids)
         fields = [cwd, str(len(env or {})), *(f"{k}={v}" for k, v in (env or {}).items()), *argv]
         if any("\0" in field for field in fields):
-            _kill_group(launcher)
-            self.reap(launcher)
+            self._discard(launcher)
             raise ValueError("embedded null byte")  # as a fresh bwrap's Popen says
+        # one killed from outside (it is out of the agent's sight) is not used, nor one that would show a
+        # host secret written since it started (a fresh bwrap masks it)
         usable = bool(argv) and "=" not in argv[0] and launcher.poll() is None
         if not usable or self._launcher_masks != host_secret_masks():
-            _kill_group(launcher)  # killed from outside (it is out of the agent's sight), or it would
-            self.reap(launcher)  # show a host secret written since it started: a fresh bwrap masks it
+            self._discard(launcher)
             return None
         assert launcher.stdin is not None
         try:
             launcher.stdin.write(b"".join(os.fsencode(field) + b"\0" for field in fields))
             launcher.stdin.close()
         except (BrokenPipeError, ValueError):
-            _kill_group(launcher)
-            self.reap(launcher)
+            self._discard(launcher)
             return None
         return launcher
+
+    def _discard(self, launcher: subprocess.Popen[bytes]) -> None:
+        """Kill a launcher that will not be used and reap it."""
+        _kill_group(launcher)
+        self.reap(launcher)
 
     def shell(self) -> LocalShell:
         """The persistent bash of this sandbox (started on first use)."""

@@ -93,8 +93,8 @@ def run_verifier(sandbox: Sandbox, task: Task) -> Grade:
     sandbox.put_dir((task.path / TEST_SCRIPT).parent, staged)
     result = sandbox.exec(
         f"rm -rf {TESTS_DIR}/* {TESTS_DIR}/.[!.]* {TESTS_DIR}/..?* && cp -a {staged}/. {TESTS_DIR}/"
-        f" && rm -rf {staged}"
-        f" && rm -rf {VERIFIER_LOGS_DIR} && mkdir -p {VERIFIER_LOGS_DIR} && bash {TESTS_DIR}/test.sh",
+        f" && rm -rf {staged} {VERIFIER_LOGS_DIR} && mkdir -p {VERIFIER_LOGS_DIR}"
+        f" && bash {TESTS_DIR}/test.sh",
         timeout=task.config.verifier.timeout_sec,
         cwd=APP_DIR,
         env=task.config.verifier.env,
