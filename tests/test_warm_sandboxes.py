@@ -291,3 +291,24 @@ def test_a_start_failing_unexpectedly_sends_episodes_cold_and_the_close_waits_fo
             assert pool.take(SandboxSpec()) is None
     assert pool.served == {"cold": 4}
     assert pool.ready() == 0 and WARM_SUPPLY.current is None
+
+
+def test_background_work_waits_out_one_delay_from_when_it_was_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Deferred steps start no sooner than the delay after they were asked for, steps asked for together
+    wait once between them, and a step run after its delay has passed starts at once."""
+    delay = 0.3
+    monkeypatch.setattr(local_module, "BACKGROUND_DELAY_S", delay)
+    ran: list[float] = []
+    asked = time.monotonic()
+    first, second = local_module.deferred(ran.append), local_module.deferred(ran.append)
+    first(0.0)
+    second(0.0)
+    finished = time.monotonic()
+    assert ran == [0.0, 0.0]
+    assert delay <= finished - asked < 2 * delay  # one wait for both, not one each
+    late = local_module.deferred(lambda: time.monotonic())
+    time.sleep(delay)
+    called = time.monotonic()
+    assert late() - called < delay

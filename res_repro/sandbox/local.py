@@ -37,7 +37,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from res_repro.sandbox.base import (
     AGENT_LOGS_DIR,
@@ -118,6 +118,9 @@ LAUNCHER = (
     'exec env -u _ -u OLDPWD -u SHLVL -- "${__pairs[@]}" "${__argv[@]}"'
 )
 LAUNCHER_PIDS = 3  # the launcher's processes (bwrap, its pid 1, bash), which become the command's bwrap
+# How long background sandbox work (reclaiming a closed sandbox, starting a warm one) waits after it is
+# asked for: a close is followed within milliseconds by the next episode's start, which it would slow.
+BACKGROUND_DELAY_S = 0.02
 _LIVE: set[LocalSandbox] = set()  # open sandboxes, closed at exit if the caller did not
 
 
@@ -358,16 +361,35 @@ def _finish_close(
         _remove_folders(base, capped=capped)
 
 
+def deferred(step: Callable[..., T]) -> Callable[..., T]:
+    """``step``, for a background thread, made to wait until :data:`BACKGROUND_DELAY_S` after now.
+
+    The next episode's sandbox starts within milliseconds of the last one's close; background work begun
+    at once competes with that start for the interpreter lock and the cores and doubles its time on a
+    2-core machine, while a few milliseconds later it runs beside the episode's commands. Steps deferred
+    together wait out one delay, not one each."""
+    due = time.monotonic() + BACKGROUND_DELAY_S
+
+    def run(*args: Any, **kwargs: Any) -> T:
+        pause = due - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+        return step(*args, **kwargs)
+
+    return run
+
+
 def _reclaim(finish: Callable[[], None]) -> None:
-    """Run ``finish`` (:func:`_finish_close`) on a background thread, off the episode's path: reaping
-    killed processes, emptying a cgroup and unmounting a mount point wait on the kernel for 2-30 ms,
-    and nothing uses the sandbox once its processes are killed. Pending work finishes before the
-    interpreter exits; during its exit, and wherever no thread can start, it runs at once."""
+    """Run ``finish`` (:func:`_finish_close`) on a background thread, off the episode's path and
+    :func:`deferred`: reaping killed processes, emptying a cgroup and unmounting a mount point wait on
+    the kernel for 2-30 ms, and nothing uses the sandbox once its processes are killed. Pending work
+    finishes before the interpreter exits; during its exit, and wherever no thread can start, it runs at
+    once."""
     try:
         pool = _RECLAIMER.setdefault(
             os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-cleanup")
         )
-        pool.submit(finish)
+        pool.submit(deferred(finish))
     except RuntimeError:  # the interpreter is shutting down
         finish()
 

@@ -5,7 +5,8 @@ Within :func:`warm_sandboxes`, one process-wide :class:`WarmPool` keeps started 
 shell has answered one command and whose /app is empty, keyed by every setting that shapes that started
 state (:func:`warm_key`). :meth:`LocalSandbox.start <res_repro.sandbox.local.LocalSandbox.start>` takes
 one of its key when it is ready, and otherwise starts cold as it does outside the block; either way the
-pool starts a replacement on a background thread, so the next episode of a similar task finds it. A
+pool starts a replacement on a background thread 20 ms later, when the episode's own start is done
+(:func:`~res_repro.sandbox.local.deferred`), so the next episode of a similar task finds it. A
 warm sandbox serves one episode and is closed with it: nothing an episode leaves reaches another.
 
 Warm sandboxes are ordinary local sandboxes (owner labels on their folders, cgroups and processes, closed
@@ -25,7 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from res_repro.sandbox.base import SandboxSpec
-from res_repro.sandbox.local import WARM_SUPPLY, LocalSandbox, host_secret_masks
+from res_repro.sandbox.local import WARM_SUPPLY, LocalSandbox, deferred, host_secret_masks
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +155,7 @@ class WarmPool:
             self._starting.append(start)
         if evicted is not None:
             self._in_background(evicted[1].close)
-        self._in_background(self._start, start, blank_spec(spec))
+        self._in_background(deferred(self._start), start, blank_spec(spec))
 
     def _in_background(self, step: Callable[..., None], *args: Any) -> None:
         """Run ``step`` on a starter thread, kept for :meth:`close` to wait for; at once where no thread
