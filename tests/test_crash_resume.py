@@ -32,9 +32,15 @@ def _table(root: Path) -> str:
     return csv.read_text()
 
 
+def _files(top: Path, keep) -> set[Path]:
+    """Files under ``top`` whose name ``keep`` accepts; os.walk skips a folder the running command
+    removes while it is read (a lineage's staging folder), which Path.rglob raises on."""
+    return {Path(folder, name) for folder, _, names in os.walk(top) for name in names if keep(name)}
+
+
 def _stored(root: Path) -> set[Path]:
-    return set((root / ".cache" / "episodes").rglob("*.json")) | set(
-        (root / ".cache" / "lineages").rglob("manifest.json")
+    return _files(root / ".cache" / "episodes", lambda name: name.endswith(".json")) | _files(
+        root / ".cache" / "lineages", lambda name: name == "manifest.json"
     )
 
 
