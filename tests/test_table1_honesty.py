@@ -28,7 +28,7 @@ def test_the_target_row_is_marked_and_reported_last() -> None:
         models={},
         settings=metric_settings(n_bootstrap=500),
         target="explorer-standard",
-        target_stops=3,
+        target_stop_depths=(2, 0, 3),
     )
     names = [row[0] for row in table.rows if row[1] != "model"]
     assert names[-2:] == ["explorer-standard", "explorer-standard"]  # apart, after the others
@@ -42,7 +42,8 @@ def test_the_target_row_is_marked_and_reported_last() -> None:
     expert_res = next(r for r in table.rows if r[0] == "explorer-expert" and r[2] == RES)
     assert all(float(expert_res[i]) > 0 for i in p_columns)
     notes = " ".join(table.notes)
-    assert "3 lineage(s)" in notes and "exact McNemar" in notes and "permutation" in notes
+    assert "3 lineage(s) stopped so, 1 of them at the seed itself" in notes
+    assert "exact McNemar" in notes and "permutation" in notes
 
 
 def test_rpr_uses_a_cluster_interval_and_tests_on_the_same_quantity() -> None:

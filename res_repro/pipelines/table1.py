@@ -73,13 +73,13 @@ def build_table1(
     models: Mapping[str, object],
     settings: MetricSettings,
     target: str | None = None,
-    target_stops: int = 0,
+    target_stop_depths: Sequence[int] = (),
     failures: Mapping[tuple[str, str], int] | None = None,
 ) -> tuple[Table, dict[str, float]]:
     """Rows per (agent, condition) with intervals and paired p-values, then the paper's rows.
 
-    ``target`` is the scaling target's agent key when it is also evaluated, and ``target_stops`` the
-    number of lineages that ended because it fulfilled their newest node in none of its attempts: its
+    ``target`` is the scaling target's agent key when it is also evaluated, and ``target_stop_depths`` the
+    depth of each lineage that ended because it fulfilled its newest node in none of its attempts: its
     rows come last, marked as the scaling target, its +RES row "by construction". ``failures`` counts the
     infrastructure errors per (agent, condition): a condition with no episode to report keeps its row,
     marked "failed: N infrastructure errors", beside the paper's figure."""
@@ -138,7 +138,7 @@ def build_table1(
             )
         )
     simulated = [key for key in agents if _display(agents[key], models)[1] == "simulated"]
-    table.notes = table1_notes(agents, metrics, settings, target, target_stops, simulated)
+    table.notes = table1_notes(agents, metrics, settings, target, target_stop_depths, simulated)
     return table, logged
 
 
@@ -158,7 +158,7 @@ def table1_notes(
     metrics: Sequence[Metric],
     settings: MetricSettings,
     target: str | None,
-    target_stops: int,
+    target_stop_depths: Sequence[int],
     simulated: Sequence[str] = (),
 ) -> list[str]:
     """What the rows are, what holds by construction, and which interval and test each column uses."""
@@ -191,9 +191,12 @@ def table1_notes(
             f"('{DETERMINISTIC}')."
         )
     if target is not None:
+        at_seed = sum(depth == 0 for depth in target_stop_depths)
+        seeds = f", {at_seed} of them at the seed itself, whose +RES is the original" if at_seed else ""
         notes.append(
             f"{target} is the scaling target and is reported apart: each lineage grew until {target} "
-            f"fulfilled its newest node in none of its attempts ({target_stops} lineage(s) stopped so), so "
+            f"fulfilled its newest node in none of its attempts ({len(target_stop_depths)} lineage(s) "
+            f"stopped so{seeds}), so "
             f"its +RES row is low {BY_CONSTRUCTION} (as in the paper) and is no evidence about RES; the "
             "other agents were not selected against."
         )
@@ -257,7 +260,9 @@ def run_table1(cfg: DictConfig) -> Table:
         models=cfg.models,
         settings=metric_settings(cfg),
         target=target,
-        target_stops=sum(lineage.stop_reason == "target_failed" for lineage in lineages),
+        target_stop_depths=[
+            lin.last.manifest.depth for lin in lineages if lin.stop_reason == "target_failed"
+        ],
         failures=condition_failures(flat),
     )
     metrics.update(report_usage(cfg, flat))
