@@ -12,6 +12,7 @@ them; figures are medians over the rounds and ratios are the peer's time over re
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -91,14 +92,17 @@ def _run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
 
 
 def python312() -> str:
-    """A Python 3.12 interpreter (Harbor needs it): on PATH or among pyenv's versions."""
-    found = shutil.which("python3.12")
-    if found:
-        return found
+    """A Python 3.12 interpreter (Harbor needs it): among pyenv's versions or on PATH, the first that runs
+    and says it is 3.12 (pyenv's ``python3.12`` shim is on PATH but refuses to run while another version
+    is the active one)."""
     root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
-    for version in sorted(root.glob("3.12*"), reverse=True):
-        if (version / "bin" / "python").exists():
-            return str(version / "bin" / "python")
+    candidates = [str(version / "bin" / "python") for version in sorted(root.glob("3.12*"), reverse=True)]
+    candidates += [found] if (found := shutil.which("python3.12")) else []
+    for candidate in candidates:
+        check = [candidate, "-c", "import sys; print(sys.version_info[:2] == (3, 12))"]
+        with contextlib.suppress(OSError):
+            if subprocess.run(check, capture_output=True, text=True).stdout.strip() == "True":
+                return candidate
     raise SystemExit("Harbor needs Python 3.12: install one (pyenv install 3.12) and run again")
 
 
