@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,7 @@ def _table(root: Path) -> str:
     return csv.read_text()
 
 
-def _files(top: Path, keep) -> set[Path]:
+def _files(top: Path, keep: Callable[[str], bool]) -> set[Path]:
     """Files under ``top`` whose name ``keep`` accepts; os.walk skips a folder the running command
     removes while it is read (a lineage's staging folder), which Path.rglob raises on."""
     return {Path(folder, name) for folder, _, names in os.walk(top) for name in names if keep(name)}
