@@ -100,8 +100,8 @@ def python312() -> str:
     candidates += [found] if (found := shutil.which("python3.12")) else []
     for candidate in candidates:
         check = [candidate, "-c", "import sys; print(sys.version_info[:2] == (3, 12))"]
-        with contextlib.suppress(OSError):
-            if subprocess.run(check, capture_output=True, text=True).stdout.strip() == "True":
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            if subprocess.run(check, capture_output=True, text=True, timeout=30).stdout.strip() == "True":
                 return candidate
     raise SystemExit("Harbor needs Python 3.12: install one (pyenv install 3.12) and run again")
 

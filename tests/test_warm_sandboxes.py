@@ -312,3 +312,30 @@ def test_background_work_waits_out_one_delay_from_when_it_was_asked_for(
     time.sleep(delay)
     called = time.monotonic()
     assert late() - called < delay
+
+
+def test_a_refill_waits_out_the_delay_unless_an_episode_claims_it_or_the_pool_closes(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The replacement a take asks for does not start during the delay; a second episode arriving then
+    claims it, cutting the delay short instead of starting a second sandbox cold; closing the pool does
+    not wait the delay out either."""
+    delay = 5.0  # far longer than any start, so a wait that was not cut short shows
+    monkeypatch.setattr(local_module, "BACKGROUND_DELAY_S", delay)
+    spec = SandboxSpec(workspace=workspace)
+    started = time.monotonic()
+    with warm_sandboxes(2) as pool:
+        first = LocalSandbox(spec)
+        first.start()  # cold: an empty pool; its replacement waits out the delay
+        time.sleep(0.5)
+        assert pool.ready() == 0
+        second = LocalSandbox(spec)
+        second.start()
+        assert pool.served == {"cold": 1, "waited": 1}
+        assert time.monotonic() - started < delay
+        assert second.shell().run("cat /app/given.txt", T).stdout == "given\n"
+        first.close()
+        second.close()
+    assert time.monotonic() - started < delay  # the close hurried the refill the second take asked for
+    assert pool.ready() == 0
+    assert wait_for_no_descendants() == []

@@ -361,14 +361,19 @@ def _finish_close(
         _remove_folders(base, capped=capped)
 
 
+def background_due() -> float:
+    """The monotonic time at which background work asked for now may begin (:func:`deferred`)."""
+    return time.monotonic() + BACKGROUND_DELAY_S
+
+
 def deferred(step: Callable[..., T]) -> Callable[..., T]:
     """``step``, for a background thread, made to wait until :data:`BACKGROUND_DELAY_S` after now.
 
     The next episode's sandbox starts within milliseconds of the last one's close; background work begun
     at once competes with that start for the interpreter lock and the cores (on 2 cores a warm start
-    took 2-3 times as long), while a few milliseconds later it runs beside the episode's commands.
+    took up to 4 times as long), while a few milliseconds later it runs beside the episode's commands.
     Steps deferred together wait out one delay, not one each."""
-    due = time.monotonic() + BACKGROUND_DELAY_S
+    due = background_due()
 
     def run(*args: Any, **kwargs: Any) -> T:
         pause = due - time.monotonic()

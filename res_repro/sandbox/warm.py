@@ -6,7 +6,8 @@ shell has answered one command and whose /app is empty, keyed by every setting t
 state (:func:`warm_key`). :meth:`LocalSandbox.start <res_repro.sandbox.local.LocalSandbox.start>` takes
 one of its key when it is ready, and otherwise starts cold as it does outside the block; either way the
 pool starts a replacement on a background thread 20 ms later, when the episode's own start is done
-(:func:`~res_repro.sandbox.local.deferred`), so the next episode of a similar task finds it. A
+(:func:`~res_repro.sandbox.local.deferred`; an episode that asks for one meanwhile claims it and cuts
+the wait short), so the next episode of a similar task finds it. A
 warm sandbox serves one episode and is closed with it: nothing an episode leaves reaches another.
 
 Warm sandboxes are ordinary local sandboxes (owner labels on their folders, cgroups and processes, closed
@@ -18,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -26,7 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from res_repro.sandbox.base import SandboxSpec
-from res_repro.sandbox.local import WARM_SUPPLY, LocalSandbox, deferred, host_secret_masks
+from res_repro.sandbox.local import WARM_SUPPLY, LocalSandbox, background_due, host_secret_masks
 
 log = logging.getLogger(__name__)
 
@@ -66,12 +68,15 @@ def _starters() -> ThreadPoolExecutor:
 
 
 class _Start:
-    """One background start of a warm sandbox; an episode may claim it once it has begun."""
+    """One background start of a warm sandbox; an episode may claim it once a starter thread holds it
+    (waiting out its delay, which a claim cuts short, or starting)."""
 
     def __init__(self, key: WarmKey) -> None:
         self.key = key
+        self.held = False  # a starter thread has it
         self.begun = False
         self.claimed = False
+        self.hurry = threading.Event()  # set by a claim or the pool's close: the delay is over
         self.done = threading.Event()
         self.result: tuple[LocalSandbox, tuple[str, ...]] | None = None  # for the claimant
 
@@ -79,10 +84,11 @@ class _Start:
 class WarmPool:
     """At most ``limit`` warm sandboxes, ready or starting, over all keys; see the module docstring.
 
-    ``served`` counts how each :meth:`take` was answered: ``warm`` (one was ready), ``waited`` (one
-    was being started: it is ready no later than a cold start begun now would be, and no second start
-    competes for the CPU), ``cold`` (none: the caller starts its own) and ``stale`` (one was ready but
-    the host's secret masks have changed since its shell started, so it was discarded).
+    ``served`` counts how each :meth:`take` was answered: ``warm`` (one was ready), ``waited`` (a
+    starter thread held one, starting it or waiting out its delay, which the claim cuts short: it is
+    ready no later than a cold start begun now would be, and no second start competes for the CPU),
+    ``cold`` (none: the caller starts its own) and ``stale`` (one was ready but the host's secret masks
+    have changed since its shell started, so it was discarded).
     """
 
     def __init__(self, limit: int) -> None:
@@ -113,9 +119,10 @@ class WarmPool:
             if found is not None:
                 self._ready.remove(found)
             else:
-                claim = next((s for s in self._starting if s.key == key and s.begun), None)
+                claim = next((s for s in self._starting if s.key == key and s.held), None)
                 if claim is not None:
                     claim.claimed = True
+                    claim.hurry.set()
                     self._starting.remove(claim)
         self._refill(key, spec)
         if claim is not None:
@@ -155,7 +162,7 @@ class WarmPool:
             self._starting.append(start)
         if evicted is not None:
             self._in_background(evicted[1].close)
-        self._in_background(deferred(self._start), start, blank_spec(spec))
+        self._in_background(self._start, start, blank_spec(spec), background_due())
 
     def _in_background(self, step: Callable[..., None], *args: Any) -> None:
         """Run ``step`` on a starter thread, kept for :meth:`close` to wait for; at once where no thread
@@ -168,9 +175,14 @@ class WarmPool:
         with self._lock:  # finished ones are dropped as new ones come: a long run keeps only a few
             self._background = [*(f for f in self._background if not f.done()), future]
 
-    def _start(self, start: _Start, spec: SandboxSpec) -> None:
-        """Start one warm sandbox (on a starter thread) and hand it to its claimant or the ready list;
-        skipped when the pool closed before it began. Whatever happens, its claimant is answered."""
+    def _start(self, start: _Start, spec: SandboxSpec, due: float) -> None:
+        """Start one warm sandbox (on a starter thread), not before the monotonic time ``due`` unless a
+        claimant or the pool's close hurries it (see :func:`~res_repro.sandbox.local.deferred` for why),
+        and hand it to its claimant or the ready list; skipped when the pool closed before it began.
+        Whatever happens, its claimant is answered."""
+        with self._lock:
+            start.held = True
+        start.hurry.wait(max(0.0, due - time.monotonic()))
         with self._lock:
             start.begun = not self._closed or start.claimed
         sandbox: LocalSandbox | None = None
@@ -206,6 +218,8 @@ class WarmPool:
         with self._lock:
             self._closed = True
             ready, self._ready = self._ready, []
+            for start in self._starting:
+                start.hurry.set()
         for _, sandbox, _ in ready:
             sandbox.close()
         while True:
