@@ -42,7 +42,10 @@ def test_the_target_row_is_marked_and_reported_last() -> None:
     expert_res = next(r for r in table.rows if r[0] == "explorer-expert" and r[2] == RES)
     assert all(float(expert_res[i]) > 0 for i in p_columns)
     notes = " ".join(table.notes)
-    assert "3 lineage(s) stopped so, 1 of them at the seed itself" in notes
+    stops = (
+        "fulfilled its newest node in none of its attempts (3 lineage(s) stopped so, 1 of them at the seed"
+    )
+    assert stops in notes
     assert "exact McNemar" in notes and "permutation" in notes
 
 
@@ -65,3 +68,27 @@ def test_rpr_uses_a_cluster_interval_and_tests_on_the_same_quantity() -> None:
     column = table.columns.index("permutation p (RPR)")
     assert float(res[column]) == 2 / 16  # four tasks all worse: 2 of 16 swaps reach the observed drop
     assert "per-task cluster bootstrap interval" in " ".join(table.notes)
+
+
+def test_the_targets_note_names_the_stopping_rule_in_force() -> None:
+    agents = {"explorer-standard": StandardExplorer()}
+    records = {
+        ("explorer-standard", condition): [episode_record(score=0.9, passed=True) for _ in range(3)]
+        for condition in (ORIGINAL, RES)
+    }
+    table, _ = build_table1(
+        records,
+        benchmark="claw_bundled",
+        agents=agents,
+        models={},
+        settings=metric_settings(n_bootstrap=100),
+        target="explorer-standard",
+        target_stop_depths=(1, 2),
+        target_rule="passed",
+    )
+    notes = " ".join(table.notes)
+    assert (
+        "until explorer-standard passed its newest node in none of its attempts (2 lineage(s) stopped so)"
+        in notes
+    )
+    assert "fulfilled" not in notes

@@ -42,6 +42,7 @@ from res_repro.pipelines.lineages import (
 from res_repro.pipelines.paper import paper_rows
 from res_repro.pipelines.reporting import publish, raise_for_failed_agents, write_episodes
 from res_repro.reporting.tables import Table
+from res_repro.res.scaling import STOP_RULES
 
 ORIGINAL, RES = "original", "+RES"
 BY_CONSTRUCTION = "by construction"
@@ -74,12 +75,14 @@ def build_table1(
     settings: MetricSettings,
     target: str | None = None,
     target_stop_depths: Sequence[int] = (),
+    target_rule: str = "fulfilled",
     failures: Mapping[tuple[str, str], int] | None = None,
 ) -> tuple[Table, dict[str, float]]:
     """Rows per (agent, condition) with intervals and paired p-values, then the paper's rows.
 
     ``target`` is the scaling target's agent key when it is also evaluated, and ``target_stop_depths`` the
-    depth of each lineage that ended because it fulfilled its newest node in none of its attempts: its
+    depth of each lineage that ended because it met the stopping rule (``target_rule``: fulfilled, or
+    passed) on its newest node in none of its attempts: its
     rows come last, marked as the scaling target, its +RES row "by construction". ``failures`` counts the
     infrastructure errors per (agent, condition): a condition with no episode to report keeps its row,
     marked "failed: N infrastructure errors", beside the paper's figure."""
@@ -138,7 +141,7 @@ def build_table1(
             )
         )
     simulated = [key for key in agents if _display(agents[key], models)[1] == "simulated"]
-    table.notes = table1_notes(agents, metrics, settings, target, target_stop_depths, simulated)
+    table.notes = table1_notes(agents, metrics, settings, target, target_stop_depths, target_rule, simulated)
     return table, logged
 
 
@@ -159,6 +162,7 @@ def table1_notes(
     settings: MetricSettings,
     target: str | None,
     target_stop_depths: Sequence[int],
+    target_rule: str,
     simulated: Sequence[str] = (),
 ) -> list[str]:
     """What the rows are, what holds by construction, and which interval and test each column uses."""
@@ -195,7 +199,7 @@ def table1_notes(
         seeds = f", {at_seed} of them at the seed itself, whose +RES is the original" if at_seed else ""
         notes.append(
             f"{target} is the scaling target and is reported apart: each lineage grew until {target} "
-            f"fulfilled its newest node in none of its attempts ({len(target_stop_depths)} lineage(s) "
+            f"{target_rule} its newest node in none of its attempts ({len(target_stop_depths)} lineage(s) "
             f"stopped so{seeds}), so "
             f"its +RES row is low {BY_CONSTRUCTION} (as in the paper) and is no evidence about RES; the "
             "other agents were not selected against."
@@ -263,6 +267,7 @@ def run_table1(cfg: DictConfig) -> Table:
         target_stop_depths=[
             lin.last.manifest.depth for lin in lineages if lin.stop_reason == "target_failed"
         ],
+        target_rule=STOP_RULES[cfg.scaling.stop_on],
         failures=condition_failures(flat),
     )
     metrics.update(report_usage(cfg, flat))
