@@ -7,8 +7,8 @@ state (:func:`warm_key`). :meth:`LocalSandbox.start <res_repro.sandbox.local.Loc
 one of its key when it is ready, and otherwise starts cold as it does outside the block; either way the
 pool starts a replacement on a background thread 20 ms later, when the episode's own start is done
 (:func:`~res_repro.sandbox.local.deferred`; an episode that asks for one meanwhile claims it and cuts
-the wait short), so the next episode of a similar task finds it. A
-warm sandbox serves one episode and is closed with it: nothing an episode leaves reaches another.
+the wait short), so the next episode of a similar task finds it. A warm sandbox serves one episode and
+is closed with it: nothing an episode leaves reaches another.
 
 Warm sandboxes are ordinary local sandboxes (owner labels on their folders, cgroups and processes, closed
 at exit like any other), so a run killed with SIGKILL leaves nothing the next sweep misses.
