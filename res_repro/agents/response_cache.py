@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,22 @@ from res_repro.storage import DAMAGED_RECORD, quarantine
 
 DATABASE = "responses.sqlite"
 BUSY_TIMEOUT_S = 30.0  # how long a writer waits for another process's transaction
+WAL_RETRY_S = 0.01  # between asks for write-ahead logging while another connection switches to it
+
+
+def _write_ahead_logged(connection: sqlite3.Connection) -> None:
+    """Put the database in write-ahead-log mode. A connection that asks while another is switching a new
+    database over gets "database is locked" at once: SQLite does not wait out the busy timeout for that
+    lock. The mode is kept in the file, so asking again shortly finds the switch done."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                raise
+            time.sleep(WAL_RETRY_S)
 
 
 class ResponseCache:
@@ -44,7 +61,7 @@ class ResponseCache:
                 timeout=BUSY_TIMEOUT_S,
             )
             try:
-                connection.execute("PRAGMA journal_mode=WAL")
+                _write_ahead_logged(connection)
                 connection.execute("PRAGMA synchronous=NORMAL")  # survives a killed process, not a power cut
                 connection.execute(
                     "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT)"
