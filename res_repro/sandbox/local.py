@@ -366,6 +366,11 @@ def background_due() -> float:
     return time.monotonic() + BACKGROUND_DELAY_S
 
 
+def wait_until(due: float, wake: threading.Event | None = None) -> None:
+    """Wait until the monotonic time ``due`` (at once when it has passed), or until ``wake`` is set."""
+    (wake or threading.Event()).wait(max(0.0, due - time.monotonic()))
+
+
 def deferred(step: Callable[..., T]) -> Callable[..., T]:
     """``step``, for a background thread, made to wait until :data:`BACKGROUND_DELAY_S` after now.
 
@@ -376,9 +381,7 @@ def deferred(step: Callable[..., T]) -> Callable[..., T]:
     due = background_due()
 
     def run(*args: Any, **kwargs: Any) -> T:
-        pause = due - time.monotonic()
-        if pause > 0:
-            time.sleep(pause)
+        wait_until(due)
         return step(*args, **kwargs)
 
     return run

@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -28,7 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from res_repro.sandbox.base import SandboxSpec
-from res_repro.sandbox.local import WARM_SUPPLY, LocalSandbox, background_due, host_secret_masks
+from res_repro.sandbox.local import WARM_SUPPLY, LocalSandbox, background_due, host_secret_masks, wait_until
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +181,7 @@ class WarmPool:
         Whatever happens, its claimant is answered."""
         with self._lock:
             start.held = True
-        start.hurry.wait(max(0.0, due - time.monotonic()))
+        wait_until(due, start.hurry)
         with self._lock:
             start.begun = not self._closed or start.claimed
         sandbox: LocalSandbox | None = None
