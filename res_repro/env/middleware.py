@@ -46,7 +46,8 @@ class TransientFailures:
 
 
 class Pagination:
-    """Cuts the ``items`` of list-like tools into pages of ``page_size`` with an opaque ``next_cursor``.
+    """Cuts the records of list-like tools (in any envelope, :func:`records_key`) into pages of
+    ``page_size`` with an opaque ``next_cursor``.
 
     Params: ``tools`` (names), ``page_size``. The caller passes ``cursor`` to get the next page.
     """
@@ -65,19 +66,18 @@ class Pagination:
         arguments = dict(call.arguments)
         cursor = arguments.pop("cursor", None)
         response = forward(ToolCall(call.tool, arguments))
-        if response.is_error or not isinstance(response.body, dict) or "items" not in response.body:
+        key = records_key(response.body)
+        if response.is_error or key is None:
             return response
         try:
             start = int(str(cursor or "p0").removeprefix("p"))
         except ValueError:
             return error(400, f"invalid cursor {cursor!r}; pass the next_cursor of the previous page")
-        items = response.body["items"]
+        items = response.body[key]
         page = items[start : start + self.page_size]
         more = start + self.page_size < len(items)
         body = {
-            **response.body,
-            "items": page,
-            "count": len(page),
+            **with_records(response.body, key, page),
             "next_cursor": f"p{start + self.page_size}" if more else None,
         }
         return ToolResponse(response.status, body, response.headers)
@@ -135,16 +135,43 @@ def _rewritten(response: ToolResponse, change: Callable[[dict[str, Any]], dict[s
     return ToolResponse(response.status, map_records(response.body, change), response.headers)
 
 
+def records_key(body: Any) -> str | None:
+    """The key of a list body's records, whatever envelope the service answers with.
+
+    ``items`` (the bundled services'), else the one top-level list of objects (``{"messages": [...],
+    "total": 3}``, ``{"customers": [...]}``); None for a body that is one record or holds no such list.
+    """
+    if not isinstance(body, dict):
+        return None
+    if isinstance(body.get("items"), list):
+        return "items"
+    lists = [
+        key
+        for key, value in body.items()
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value)
+    ]
+    return lists[0] if len(lists) == 1 else None
+
+
+def with_records(body: dict[str, Any], key: str, records: list[Any]) -> dict[str, Any]:
+    """``body`` with its records under ``key`` replaced, and a ``count`` of them kept right."""
+    updated = {**body, key: records}
+    if "count" in body or key == "items":
+        updated["count"] = len(records)
+    return updated
+
+
 def map_records(body: Any, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
-    """``body`` with ``change`` applied to each record of its ``items``, or to the body as one record.
+    """``body`` with ``change`` applied to each of its records (see :func:`records_key`), or to the body
+    as one record.
 
     ``change`` must return new dicts: the records in a body may be the services' own.
     """
     if not isinstance(body, dict):
         return body
-    items = body.get("items")
-    if isinstance(items, list):
-        return {**body, "items": [change(r) if isinstance(r, dict) else r for r in items]}
+    key = records_key(body)
+    if key is not None:
+        return {**body, key: [change(r) if isinstance(r, dict) else r for r in body[key]]}
     return change(body)
 
 
@@ -396,16 +423,16 @@ class Decoys:
         response = forward(call)
         if call.tool not in self.targets or response.is_error or not isinstance(response.body, dict):
             return response
-        items = response.body.get("items")
-        if not isinstance(items, list):
+        key = records_key(response.body)
+        if key is None:
             return response
         listed: list[Any] = []
-        for item in items:
+        for item in response.body[key]:
             original = str(item.get(self.key)) if isinstance(item, dict) else None
             if original in self.copies:
                 listed.append(self._copy(item, original))
             listed.append(item)
-        return ToolResponse(response.status, {**response.body, "items": listed, "count": len(listed)})
+        return ToolResponse(response.status, with_records(response.body, key, listed))
 
 
 class Revisions:
@@ -430,11 +457,11 @@ class Revisions:
         response = forward(call)
         if call.tool not in self.targets or response.is_error or not isinstance(response.body, dict):
             return response
-        items = response.body.get("items")
-        if not isinstance(items, list):
+        records = records_key(response.body)
+        if records is None:
             return response
         listed: list[Any] = []
-        for item in items:
+        for item in response.body[records]:
             if not isinstance(item, dict):
                 listed.append(item)
                 continue
@@ -445,7 +472,7 @@ class Revisions:
                     {**_altered(item, self.factor, self.key, self.overrides.get(key, {})), "revision": 1}
                 )
             listed.append({**item, "revision": 2 if stale else 1})
-        return ToolResponse(response.status, {**response.body, "items": listed, "count": len(listed)})
+        return ToolResponse(response.status, with_records(response.body, records, listed))
 
 
 class Archive:

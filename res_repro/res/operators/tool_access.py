@@ -6,7 +6,14 @@ import random
 from typing import Any, ClassVar
 
 from res_repro.env.formats.tool_api import ToolDef, ToolDraft
-from res_repro.env.middleware import NUMBER_SCHEMES, TEXT_SCHEMES, decode_value, map_records
+from res_repro.env.middleware import (
+    NUMBER_SCHEMES,
+    TEXT_SCHEMES,
+    decode_value,
+    map_records,
+    records_key,
+    with_records,
+)
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
 from res_repro.res.operators.base import Call, Family
 from res_repro.res.operators.tool_common import (
@@ -48,11 +55,12 @@ from res_repro.res.operators.tool_common import (
 def _paged(call: Call, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """Every page of a paginated list call, merged into one body."""
     body = call(name, **arguments)
-    items = list(body_field(body, "items"))
+    key = records_key(body) or "items"
+    items = list(body_field(body, key))
     while body.get("next_cursor"):
         body = call(name, **arguments, cursor=body["next_cursor"])
-        items.extend(body_field(body, "items"))
-    return {**body, "items": items, "count": len(items), "next_cursor": None}
+        items.extend(body_field(body, key))
+    return {**with_records(body, key, items), "next_cursor": None}
 
 
 class Paginate(ToolOperator):

@@ -7,6 +7,7 @@ import random
 from typing import Any, ClassVar
 
 from res_repro.env.formats.tool_api import ToolDef, ToolDraft, ToolError
+from res_repro.env.middleware import records_key, with_records
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
 from res_repro.res.operators.base import Call, Family
 from res_repro.res.operators.tool_common import (
@@ -154,23 +155,15 @@ class SupersededCopies(ToolOperator):
         return None if has_policy(draft, params["service"], policy) else "the policy record is missing"
 
     def adapt(self, call: Call, params: dict[str, Any]) -> Call:
-        """Drop the copies from list results."""
-        copies, key = frozenset(params["copies"].values()), params["key"]
+        """Drop the records the listing marks superseded (the published policy's rule)."""
 
         def filtered(name: str, **arguments: Any) -> Any:
             body = call(name, **arguments)
-            if (
-                name not in params["tools"]
-                or not isinstance(body, dict)
-                or not isinstance(body.get("items"), list)
-            ):
+            records = records_key(body)
+            if name not in params["tools"] or records is None:
                 return body
-            kept = [
-                r
-                for r in body["items"]
-                if not (isinstance(r, dict) and str(r.get(key)) in copies and r.get(MARKER) == "superseded")
-            ]
-            return {**body, "items": kept, "count": len(kept)}
+            kept = [r for r in body[records] if not (isinstance(r, dict) and r.get(MARKER) == "superseded")]
+            return with_records(body, records, kept)
 
         return filtered
 
@@ -244,24 +237,21 @@ class StaleRevisions(ToolOperator):
 
         def latest(name: str, **arguments: Any) -> Any:
             body = call(name, **arguments)
-            if (
-                name not in params["tools"]
-                or not isinstance(body, dict)
-                or not isinstance(body.get("items"), list)
-            ):
+            records = records_key(body)
+            if name not in params["tools"] or records is None:
                 return body
             best: dict[str, int] = {}
-            for record in body["items"]:
+            for record in body[records]:
                 if isinstance(record, dict):
                     best[str(record.get(key))] = max(
                         best.get(str(record.get(key)), 0), record.get("revision", 0)
                     )
             kept = [
                 {k: v for k, v in r.items() if k != "revision"}
-                for r in body["items"]
+                for r in body[records]
                 if isinstance(r, dict) and r.get("revision", 0) == best[str(r.get(key))]
             ]
-            return {**body, "items": kept, "count": len(kept)}
+            return with_records(body, records, kept)
 
         return latest
 
