@@ -294,7 +294,11 @@ class CallQuota(ToolOperator):
             for name in prefixed_nodes(graph, "tool:")
             if has_tool(draft, name) and tool(draft, name).operation == "get" and name not in replaced
         ]
-        original = sorted(t.name for t in original_tools(draft) if t.operation == "get")
+        original = sorted(
+            t.name
+            for t in original_tools(draft)
+            if t.operation == "get" and t.id_field in t.input_schema.get("properties", {})
+        )
         if composed:  # composition wins whenever an earlier artifact fits
             name = rng.choice(composed)
             node: str | None = f"tool:{name}"
@@ -327,9 +331,18 @@ class CallQuota(ToolOperator):
         return [first, Edge(bulk, GOAL, f"the records {params['tool']} no longer gives one by one")]
 
     def applied(self, draft: ToolDraft, params: dict[str, Any]) -> str | None:
-        """The quota layer is in the stack."""
-        ok = has_layer(draft, "quota", tool=params["tool"], bulk_tool=params["bulk_tool"])
-        return None if ok else f"no quota layer on {params['tool']}"
+        """The quota layer is in the stack, rationing by an id argument the tool really takes (the bulk
+        tool's ``ids`` stand for that argument's values: any other name would leave the advertised bulk
+        call unable to name a record)."""
+        if not has_layer(draft, "quota", tool=params["tool"], bulk_tool=params["bulk_tool"]):
+            return f"no quota layer on {params['tool']}"
+        schema = tool(draft, params["tool"]).input_schema
+        if params["argument"] not in schema.get("properties", {}):
+            return (
+                f"{params['tool']} takes no argument {params['argument']!r} "
+                f"(its arguments: {sorted(schema.get('properties', {}))})"
+            )
+        return None
 
     def adapt(self, call: Call, params: dict[str, Any]) -> Call:
         """Fetch each record through the bulk tool; surface the get tool's own error when there is one."""
