@@ -113,16 +113,26 @@ def test_without_composition_to_remove_the_saved_environment_is_rebuilt_as_it_wa
     assert load_copy(saved.task, tmp_path / "decomposed").content_hash != lineage.nodes[0].task.content_hash
 
 
-def test_the_proposer_prefers_a_change_that_composes(claw, tmp_path):
+def test_the_proposer_prefers_a_change_that_composes_within_the_family_it_draws(claw, tmp_path):
     lineage = _scale(claw[TASK], CHAIN[:1], tmp_path / "lineages")
     draft = TOOL_API.draft(lineage.last.env_dir)
     proposer = ProgrammaticProposer(library([op.name for op in TOOL_OPERATORS]))
     graph = lineage.last.manifest.graph
-    for seed in range(6):
+    composing = {
+        op.family
+        for op in TOOL_OPERATORS
+        if (params := op.propose(draft, graph, random.Random(0))) is not None and op.composes(params, graph)
+    }
+    assert composing, "the chain's first change offers an artifact to build on"
+    drawn = set()
+    for seed in range(12):
         proposal = proposer.propose(ProposalContext(draft, graph), random.Random(seed), ProposerCost())
         assert proposal is not None
         ((name, params),) = proposal.steps
-        assert OPERATORS[name].composes(params, graph), (seed, name)
+        drawn.add(OPERATORS[name].family)
+        if OPERATORS[name].family in composing:
+            assert OPERATORS[name].composes(params, graph), (seed, name)
+    assert len(drawn) == 3  # every family goes first for some seed
     alone = proposer.propose(ProposalContext(draft, DependencyGraph()), random.Random(0), ProposerCost())
     assert alone is not None
     assert not any(OPERATORS[name].composes(params, graph) for name, params in alone.steps)

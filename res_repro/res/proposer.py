@@ -75,9 +75,10 @@ class Proposer(abc.ABC):
 
 
 class ProgrammaticProposer(Proposer):
-    """A seeded choice among the operators that apply, avoiding those that just failed and preferring
-    changes that compose on an earlier change's artifact (with composition off the graph is empty and no
-    change composes)."""
+    """A seeded choice among the operators that apply: the three families in a seeded order (so that each
+    is as likely to go first, however many operators of each apply), avoiding operators that just failed,
+    and within a family preferring changes that compose on an earlier change's artifact (with
+    composition off the graph is empty and no change composes)."""
 
     def __init__(self, operators: Sequence[Operator], *, per_child: int = 1) -> None:
         self.operators = list(operators)
@@ -89,24 +90,28 @@ class ProgrammaticProposer(Proposer):
             "kind": "programmatic",
             "operators": [op.name for op in self.operators],
             "per_child": self.per_child,
-            "prefers": "composing",
+            "prefers": "family, then composing",
         }
 
     def propose(self, context: ProposalContext, rng: random.Random, cost: ProposerCost) -> Proposal | None:
-        """Pick ``per_child`` applicable operators at random (fresh ones first, then those that compose on
-        an earlier change) and sample their params."""
+        """Pick ``per_child`` applicable operators at random (fresh ones first, then by the families'
+        seeded order, then those that compose on an earlier change) and sample their params."""
         started = time.perf_counter()
         cost.executions += 1
         pool = [op for op in self.operators if op.kind == context.draft.kind]
         rng.shuffle(pool)
+        families = sorted({op.family.value for op in pool})
+        rng.shuffle(families)
         candidates = []
         for operator in pool:
             params = operator.propose(context.draft, context.graph, rng)
             if params is not None:
                 fresh = operator.name not in context.tried
-                candidates.append((not fresh, not operator.composes(params, context.graph), operator, params))
-        candidates.sort(key=lambda candidate: candidate[:2])  # stable: the order is random otherwise
-        steps = tuple((operator.name, params) for _, _, operator, params in candidates[: self.per_child])
+                family = families.index(operator.family.value)
+                composes = operator.composes(params, context.graph)
+                candidates.append((not fresh, family, not composes, operator, params))
+        candidates.sort(key=lambda candidate: candidate[:3])  # stable: the order is random otherwise
+        steps = tuple((operator.name, params) for *_, operator, params in candidates[: self.per_child])
         cost.seconds += time.perf_counter() - started
         return Proposal(steps, "seeded choice") if steps else None
 
