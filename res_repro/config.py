@@ -235,6 +235,7 @@ class ScalingConfig:
     target_attempts: int = MISSING
     target_max_turns: int = MISSING
     stop_on: str = MISSING  # a target attempt that counts as solved: fulfilment (the paper's) or pass
+    hints: str = MISSING  # realistic (errors say what went wrong; the tools' docs how to recover) | guided
     proposer: ProposerConfig = field(default_factory=ProposerConfig)
     admission: AdmissionConfig = field(default_factory=AdmissionConfig)
 

@@ -7,6 +7,7 @@ attempts are scripted per depth, so every stop is decided by the test, not by an
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -655,9 +656,18 @@ def test_the_growth_key_is_the_hash_of_its_documented_fields(tmp_path, seed_dir)
         "composition": True,
         "max_revisions": 1,
         "proposer": {"kind": "scripted"},
+        "hints": "realistic",
     }
     expected = hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()[:16]
-    assert scaler.growth_key(root, 2) == expected  # keys recorded by earlier runs stay valid
+    assert scaler.growth_key(root, 2) == expected
+    guided = dataclasses.replace(scaler.settings, hints="guided")
+    scaler.settings = guided  # guided keys stay those that earlier runs recorded
+    unhinted = {k: v for k, v in blob.items() if k != "hints"}
+    assert (
+        scaler.growth_key(root, 2)
+        == hashlib.sha256(json.dumps(unhinted, sort_keys=True).encode()).hexdigest()[:16]
+    )
+    scaler.settings = dataclasses.replace(guided, hints="realistic")
     scaler.admission = AdmissionGate(AdmissionSettings(), NopAgent())
     gated = {**blob, "admission": scaler.admission.fingerprint()}
     assert (

@@ -53,12 +53,18 @@ def claw(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Task]:
 
 
 def _child(
-    parent: Task, dest: Path, operator: str, seed: int, graph: DependencyGraph | None = None
+    parent: Task,
+    dest: Path,
+    operator: str,
+    seed: int,
+    graph: DependencyGraph | None = None,
+    hints: str = "guided",
 ) -> tuple[Task, dict[str, Any], list[Edge], Any]:
     """Copy the parent, let the operator propose (seeded) and apply; return (child, params, edges, draft)."""
     graph = graph or DependencyGraph()
     shutil.copytree(parent.path, dest)
     draft = TOOL_API.draft(dest)
+    draft.hints = hints
     op = OPERATORS[operator]
     params = op.propose(draft, graph, random.Random(seed))
     assert params is not None, f"{operator} does not apply to {parent.task_id}"
@@ -143,6 +149,34 @@ def test_the_old_way_meets_an_error_that_says_what_to_do(claw, tmp_path, operato
     assert errors, "the parent's reference should meet the change as an error"
     assert errors[0].body.get("hint")
     assert errors[0].body.get("next", {}).get("tool")
+
+
+@pytest.mark.parametrize(("operator", "task_id", "seed"), [p for p in PINNED if p[0] in LOUD])
+def test_realistic_errors_say_what_went_wrong_and_the_tools_document_the_way_out(
+    claw, tmp_path, operator, task_id, seed
+):
+    parent = claw[task_id]
+    child, _, _, _ = _child(parent, tmp_path / "child", operator, seed, hints="realistic")
+    _assert_valid_child(parent, child, tmp_path)
+    cross = _with_solution_of(parent, child, tmp_path / "cross-realistic")
+    environment = ToolEnvironment(cross)
+    failed: list[tuple[str, ToolResponse]] = []
+
+    def dispatch(call: ToolCall) -> ToolResponse:
+        response = environment.call(call)
+        if response.is_error:
+            failed.append((call.tool, response))
+        return response
+
+    run_reference_program(cross.path, dispatch, lambda: len(environment.audit))
+    assert failed, "the parent's reference should meet the change as an error"
+    tool, first = failed[0]
+    assert first.body["code"] and first.body["error"]
+    assert "hint" not in first.body and "next" not in first.body  # no ready-made next call
+    before = {spec.name: spec.description for spec in ToolEnvironment(parent).tools}
+    after = {spec.name: spec.description for spec in environment.tools}
+    documented = [name for name in after if name in before and after[name] != before[name]]
+    assert tool in documented  # the failing tool's description says how to get past the error
 
 
 @pytest.mark.parametrize("operator", COMPOSERS)

@@ -96,9 +96,7 @@ class RequireToken:
     def __init__(self, params: Mapping[str, Any], seed: int) -> None:
         self.targets = frozenset(params["tools"])
         self.token = str(params["token"])
-        self.guidance: dict[str, Any] = {"hint": str(params["hint"])}
-        if params.get("next"):
-            self.guidance["next"] = params["next"]
+        self.guidance = _guidance(params)
 
     def __call__(self, call: ToolCall, forward: Handler) -> ToolResponse:
         """Check and strip the token, then forward."""
@@ -107,18 +105,38 @@ class RequireToken:
         arguments = dict(call.arguments)
         given = arguments.pop("token", None)
         if given is None:
-            return ToolResponse(401, {"error": "authentication required: pass `token`", **self.guidance})
+            return _refusal(401, "unauthenticated", "authentication required: pass `token`", self.guidance)
         if str(given) != self.token:
-            return ToolResponse(403, {"error": "invalid token", **self.guidance})
+            return _refusal(403, "invalid_token", "invalid token", self.guidance)
         return forward(ToolCall(call.tool, arguments))
 
 
-def _guidance(params: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``hint`` (and, when one call removes the obstacle, the ``next`` call) an error carries."""
-    guidance: dict[str, Any] = {"hint": str(params["hint"])}
-    if params.get("next"):
-        guidance["next"] = params["next"]
+GUIDED = "guided"  # a layer's ``guidance`` param: errors carry a hint and the next call
+REALISTIC = "realistic"  # errors carry a status, a code and a message; recovery is in the tools' docs
+
+
+def guided(params: Mapping[str, Any]) -> bool:
+    """Whether a layer's errors say how to recover (``guidance: guided``, the default of layers written
+    before the setting existed) or only what went wrong (``guidance: realistic``)."""
+    return params.get("guidance", GUIDED) == GUIDED
+
+
+def _guidance(params: Mapping[str, Any], hint: str | None = None, following: Any = None) -> dict[str, Any]:
+    """What a guided layer's errors add: the ``hint`` (and, when one call removes the obstacle, the
+    ``next`` call), from the params or given; nothing for a realistic layer."""
+    if not guided(params):
+        return {}
+    text = hint if hint is not None else params.get("hint")
+    guidance: dict[str, Any] = {"hint": str(text)} if text else {}
+    if following or params.get("next"):
+        guidance["next"] = following or params["next"]
     return guidance
+
+
+def _refusal(status: int, code: str, message: str, guidance: Mapping[str, Any]) -> ToolResponse:
+    """An error as real APIs give one (a status, a machine-readable code, a message), with a guided
+    layer's ``guidance`` added."""
+    return ToolResponse(status, {"error": message, "code": code, **guidance})
 
 
 def _call_spec(name: str, description: str, properties: dict[str, Any], required: list[str]) -> ToolSpec:
@@ -210,7 +228,7 @@ class RetiredTools:
     def __call__(self, call: ToolCall, forward: Handler) -> ToolResponse:
         """Refuse a retired tool, forward the rest."""
         if call.tool in self.targets:
-            return ToolResponse(410, {"error": f"{call.tool} has been retired", **self.guidance})
+            return _refusal(410, "gone", f"{call.tool} has been retired", self.guidance)
         return forward(call)
 
 
@@ -363,6 +381,7 @@ class AliasIds:
 
     def __init__(self, params: Mapping[str, Any], seed: int) -> None:
         self.targets = frozenset(params["tools"])
+        self.params = params
         self.argument, self.resolve_tool = str(params["argument"]), str(params["resolve_tool"])
         self.aliases: dict[str, str] = dict(params["aliases"])
         self.reals = frozenset(self.aliases.values())
@@ -375,13 +394,15 @@ class AliasIds:
         if value in self.aliases:
             return forward(ToolCall(call.tool, {**call.arguments, self.argument: self.aliases[value]}))
         if value in self.reals:
-            return ToolResponse(
+            return _refusal(
                 404,
-                {
-                    "error": f"{call.tool} addresses records by alias id; '{value}' is not an alias",
-                    "hint": f"look up the alias of '{value}' with {self.resolve_tool}",
-                    "next": {"tool": self.resolve_tool, "arguments": {"ref": value}},
-                },
+                "not_found",
+                f"{call.tool} addresses records by alias id; '{value}' is not an alias",
+                _guidance(
+                    self.params,
+                    f"look up the alias of '{value}' with {self.resolve_tool}",
+                    {"tool": self.resolve_tool, "arguments": {"ref": value}},
+                ),
             )
         return forward(call)
 
@@ -487,6 +508,7 @@ class Archive:
 
     def __init__(self, params: Mapping[str, Any], seed: int) -> None:
         self.tool, self.argument = str(params["tool"]), str(params["argument"])
+        self.params = params
         self.moved = frozenset(params["moved"])
         self.archive_tool = str(params["archive_tool"])
         self.tools = (
@@ -505,13 +527,15 @@ class Archive:
                 return error(404, f"no archived record with {self.argument}={value!r}")
             return forward(ToolCall(self.tool, call.arguments))
         if call.tool == self.tool and value in self.moved:
-            return ToolResponse(
+            return _refusal(
                 404,
-                {
-                    "error": f"{self.argument}={value!r} is no longer served by {self.tool}: it was archived",
-                    "hint": f"read archived records with {self.archive_tool}",
-                    "next": {"tool": self.archive_tool, "arguments": {self.argument: value}},
-                },
+                "archived",
+                f"{self.argument}={value!r} is no longer served by {self.tool}: it was archived",
+                _guidance(
+                    self.params,
+                    f"read archived records with {self.archive_tool}",
+                    {"tool": self.archive_tool, "arguments": {self.argument: value}},
+                ),
             )
         return forward(call)
 
@@ -527,6 +551,7 @@ class Sessions:
 
     def __init__(self, params: Mapping[str, Any], seed: int) -> None:
         self.targets = frozenset(params["tools"])
+        self.params = params
         self.open_tool, self.ttl = str(params["open_tool"]), int(params["ttl"])
         self.token, self.token_hint = params.get("token"), params.get("token_hint")
         self._rng = random.Random(seed)
@@ -544,18 +569,16 @@ class Sessions:
 
     def _open(self, call: ToolCall) -> ToolResponse:
         if self.token and str(call.arguments.get("token")) != self.token:
-            return ToolResponse(
-                401, {"error": "opening a session needs a valid `token`", "hint": self.token_hint}
-            )
+            guidance = _guidance(self.params, self.token_hint)
+            return _refusal(401, "unauthenticated", "opening a session needs a valid `token`", guidance)
         self._session = f"ses-{self._rng.getrandbits(40):010x}"
         self._left = self.ttl
         return ToolResponse(200, {"session": self._session, "expires_after_calls": self.ttl})
 
     def _refusal(self, problem: str) -> ToolResponse:
-        body: dict[str, Any] = {"error": problem, "hint": f"open a session with {self.open_tool}"}
-        if not self.token:
-            body["next"] = {"tool": self.open_tool, "arguments": {}}
-        return ToolResponse(401, body)
+        following = None if self.token else {"tool": self.open_tool, "arguments": {}}
+        guidance = _guidance(self.params, f"open a session with {self.open_tool}", following)
+        return _refusal(401, "session_required", problem, guidance)
 
     def __call__(self, call: ToolCall, forward: Handler) -> ToolResponse:
         """Open sessions, and check and count the session of every guarded call."""
@@ -586,6 +609,7 @@ class Quota:
 
     def __init__(self, params: Mapping[str, Any], seed: int) -> None:
         self.tool, self.argument = str(params["tool"]), str(params["argument"])
+        self.params = params
         self.limit, self.bulk_tool = int(params["limit"]), str(params["bulk_tool"])
         self._used = 0
         schema = dict(params["input_schema"])
@@ -620,13 +644,15 @@ class Quota:
         self._used += 1
         if self._used > self.limit:
             value = _argument(call, self.argument)
-            return ToolResponse(
+            return _refusal(
                 429,
-                {
-                    "error": f"the quota of {self.limit} calls to {self.tool} is used up",
-                    "hint": f"fetch records with {self.bulk_tool}, which takes a list of ids",
-                    "next": {"tool": self.bulk_tool, "arguments": {"ids": [value]}},
-                },
+                "quota_exceeded",
+                f"the quota of {self.limit} calls to {self.tool} is used up",
+                _guidance(
+                    self.params,
+                    f"fetch records with {self.bulk_tool}, which takes a list of ids",
+                    {"tool": self.bulk_tool, "arguments": {"ids": [value]}},
+                ),
             )
         return forward(call)
 
@@ -642,6 +668,7 @@ class ExportJobs:
 
     def __init__(self, params: Mapping[str, Any], seed: int) -> None:
         self.tool, self.polls = str(params["tool"]), int(params["polls"])
+        self.params = params
         self.start_tool, self.status_tool = str(params["start_tool"]), str(params["status_tool"])
         self.result_tool = str(params["result_tool"])
         self._jobs: dict[str, list[Any]] = {}  # job id -> [polls left, result body]
@@ -668,18 +695,22 @@ class ExportJobs:
         job = self._jobs[job_id]
         if job[0] > 0:
             job[0] -= 1
-            return ToolResponse(200, {"job_id": job_id, "state": "pending", "hint": "poll again"})
+            return ToolResponse(
+                200, {"job_id": job_id, "state": "pending", **_guidance(self.params, "poll again")}
+            )
         return ToolResponse(200, {"job_id": job_id, "state": "done"})
 
     def _result(self, job_id: str) -> ToolResponse:
         if self._jobs[job_id][0] > 0:
-            return ToolResponse(
+            return _refusal(
                 409,
-                {
-                    "error": f"export {job_id} has not finished",
-                    "hint": f"poll {self.status_tool} until its state is done",
-                    "next": {"tool": self.status_tool, "arguments": {"job_id": job_id}},
-                },
+                "job_not_finished",
+                f"export {job_id} has not finished",
+                _guidance(
+                    self.params,
+                    f"poll {self.status_tool} until its state is done",
+                    {"tool": self.status_tool, "arguments": {"job_id": job_id}},
+                ),
             )
         return ToolResponse(200, self._jobs[job_id][1])
 
@@ -693,17 +724,13 @@ class ExportJobs:
                 return error(404, f"no export job {job_id!r}")
             return self._status(job_id) if call.tool == self.status_tool else self._result(job_id)
         if call.tool == self.tool:
-            return ToolResponse(
-                409,
-                {
-                    "error": f"{self.tool} now runs as an export job",
-                    "hint": (
-                        f"start it with {self.start_tool} (same arguments), poll {self.status_tool} "
-                        f"until the state is done, then read {self.result_tool}"
-                    ),
-                    "next": {"tool": self.start_tool, "arguments": dict(call.arguments)},
-                },
+            hint = (
+                f"start it with {self.start_tool} (same arguments), poll {self.status_tool} "
+                f"until the state is done, then read {self.result_tool}"
             )
+            following = {"tool": self.start_tool, "arguments": dict(call.arguments)}
+            guidance = _guidance(self.params, hint, following)
+            return _refusal(409, "export_required", f"{self.tool} now runs as an export job", guidance)
         return forward(call)
 
 
@@ -723,6 +750,7 @@ class BrokenTool:
             params["code"],
         )
         self.token, self.token_hint = params.get("token"), params.get("token_hint")
+        self.params = params
         self._repaired = False
         properties: dict[str, Any] = {"reset_code": {"type": "string"}}
         if self.token:
@@ -735,7 +763,8 @@ class BrokenTool:
 
     def _repair(self, call: ToolCall) -> ToolResponse:
         if self.token and str(call.arguments.get("token")) != self.token:
-            return ToolResponse(401, {"error": "the repair needs a valid `token`", "hint": self.token_hint})
+            guidance = _guidance(self.params, self.token_hint)
+            return _refusal(401, "unauthenticated", "the repair needs a valid `token`", guidance)
         if call.arguments.get("reset_code") != self.code:
             return error(400, "wrong reset_code")
         self._repaired = True
@@ -747,15 +776,14 @@ class BrokenTool:
             return self._repair(call)
         if call.tool != self.tool or self._repaired:
             return forward(call)
-        body: dict[str, Any] = {
-            "error": f"{self.tool} is misconfigured and cannot serve requests",
-            "hint": f"reset it with {self.repair_tool} using reset_code '{self.code}'",
-        }
+        hint = f"reset it with {self.repair_tool} using reset_code '{self.code}'"
         if self.token:
-            body["hint"] += f"; the repair also needs a token ({self.token_hint})"
-        else:
-            body["next"] = {"tool": self.repair_tool, "arguments": {"reset_code": self.code}}
-        return ToolResponse(503, body)
+            hint += f"; the repair also needs a token ({self.token_hint})"
+        following = None if self.token else {"tool": self.repair_tool, "arguments": {"reset_code": self.code}}
+        guidance = _guidance(self.params, hint, following)
+        return _refusal(
+            503, "misconfigured", f"{self.tool} is misconfigured and cannot serve requests", guidance
+        )
 
 
 MiddlewareFactory = Callable[[Mapping[str, Any], int], Middleware]
@@ -787,4 +815,6 @@ def make_middleware(name: str, params: Mapping[str, Any], seed: int) -> Middlewa
         factory = MIDDLEWARE[name]
     except KeyError:
         raise UserInputError(f"unknown middleware {name!r}; expected one of {sorted(MIDDLEWARE)}") from None
-    return factory(params, seed)
+    layer = factory(params, seed)
+    layer.docs = dict(params.get("docs") or {})  # type: ignore[attr-defined]
+    return layer

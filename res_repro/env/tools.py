@@ -119,7 +119,9 @@ Handler = Callable[[ToolCall], ToolResponse]
 
 
 class Middleware(Protocol):
-    """One layer of the stack. ``tools`` are extra tools the layer itself answers (may be empty)."""
+    """One layer of the stack. ``tools`` are extra tools the layer itself answers (may be empty). A layer
+    may also have ``docs`` ({tool: sentence}): what it documents about tools, added to their descriptions
+    (how to recover from its errors, for a layer whose errors do not say)."""
 
     name: str
 
@@ -175,6 +177,12 @@ class Dispatcher:
         self._specs = {spec.name: spec for spec in specs}
         for layer in middleware:
             self._specs.update((spec.name, spec) for spec in layer.tools)
+        for layer in reversed(middleware):  # the oldest layer's documentation first
+            for name, text in getattr(layer, "docs", {}).items():
+                if name in self._specs:
+                    spec = self._specs[name]
+                    described = f"{spec.description.rstrip()} {text}".strip()
+                    self._specs[name] = ToolSpec(spec.name, described, spec.input_schema)
         self._routes = dict(routes)
         handler: Handler = self._route
         for layer in reversed(middleware):

@@ -32,7 +32,7 @@ from res_repro.res.admission import AdmissionSettings
 from res_repro.res.lineage import LineageStore
 from res_repro.res.operators import library
 from res_repro.res.proposer import LLMProposer, ProgrammaticProposer, Proposer
-from res_repro.res.scaling import STOP_RULES, AdmissionGate, LineageResult, Scaler, ScalingSettings
+from res_repro.res.scaling import HINTS, STOP_RULES, AdmissionGate, LineageResult, Scaler, ScalingSettings
 from res_repro.sandbox import backend_from_config
 from res_repro.storage import write_jsonl
 
@@ -147,6 +147,8 @@ def make_proposer(cfg: DictConfig) -> Proposer:
 def scaling_settings(cfg: DictConfig, **overrides: Any) -> ScalingSettings:
     """The scaling settings of the config (``scaling`` group and seed); ``overrides`` replace some."""
     scaling = cfg.scaling
+    if scaling.hints not in HINTS:
+        raise UserInputError(f"scaling.hints: expected one of {sorted(HINTS)}, got {scaling.hints!r}")
     if scaling.stop_on not in STOP_RULES:
         expected = sorted(STOP_RULES)
         raise UserInputError(f"scaling.stop_on: expected one of {expected}, got {scaling.stop_on!r}")
@@ -158,6 +160,7 @@ def scaling_settings(cfg: DictConfig, **overrides: Any) -> ScalingSettings:
         target_attempts=scaling.target_attempts,
         seed=cfg.seed,
         stop_on=scaling.stop_on,
+        hints=scaling.hints,
     )
     return dataclasses.replace(settings, **overrides)
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from res_repro.agents.base import Agent
 from res_repro.env.formats import format_of, load_copy
+from res_repro.env.middleware import GUIDED, REALISTIC
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import run_episode
 from res_repro.res.admission import AdmissionSettings, admit
@@ -34,6 +35,10 @@ from res_repro.sandbox import Backend
 log = logging.getLogger(__name__)
 
 
+HINTS = {
+    REALISTIC: "errors carry a status, a code and a message; how to recover is in the tools' documentation",
+    GUIDED: "errors also carry a hint and the next call to make",
+}
 STOP_RULES = {
     "fulfilment": "fulfilled",  # the paper's: complete task fulfilment (each format's grade defines it)
     "pass": "passed",  # the benchmark's pass rule (e.g. a Claw-style native score >= its threshold)
@@ -52,6 +57,7 @@ class ScalingSettings:
     target_attempts: int
     seed: int
     stop_on: str  # a key of STOP_RULES: when a target attempt counts as solved
+    hints: str = REALISTIC  # a key of HINTS: how the new layers' errors guide an agent
 
 
 @dataclass(frozen=True)
@@ -167,6 +173,7 @@ class Scaler:
                 "depth": depth,
                 "seed": self.settings.seed,
                 "composition": self.settings.composition,
+                **({"hints": self.settings.hints} if self.settings.hints != GUIDED else {}),
                 "max_revisions": self.settings.max_revisions,
                 "proposer": self.proposer.fingerprint(),
                 **({"admission": self.admission.fingerprint()} if self.admission else {}),
@@ -192,6 +199,7 @@ class Scaler:
                 env = work / ENV_DIR
                 shutil.copytree(base.env_dir, env, symlinks=True)
                 context.draft = format_of(base.task).draft(env)
+                context.draft.hints = self.settings.hints
                 proposal = self.proposer.propose(context, rng, cost)
                 if proposal is None:  # final: no revision can make an operator apply
                     log.debug("%s depth %d: no operator applies", seed_id, depth)

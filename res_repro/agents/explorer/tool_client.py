@@ -3,7 +3,8 @@
 The plan (the seed task's reference program) calls tools as it did in the original environment. The
 client dispatches each call through the environment and, as far as its tier's skills go, copes with
 what the environment has become. It waits out rate limits; gathers every page; makes the call an error
-points to (its ``next``, or one its ``hint`` spells out) and then either carries what that call returns
+points to (its ``next``, or one its ``hint`` or, when the error only says what went wrong, the failing
+tool's documentation spells out) and then either carries what that call returns
 into a retry (a token, a session, an alias in place of an id) or, when the environment keeps pointing
 to it, takes that call's answer instead (a replacement listing, an archive, a bulk fetch, an export);
 fetches a credential again when the old one stops working; polls jobs until they are done; fetches
@@ -197,7 +198,7 @@ class AdaptiveClient:
             if not response.is_error:
                 break
             wait = retry_after(response)
-            step = self.guided_step(response.body) if wait is None and depth < MAX_NESTING else None
+            step = self.guided_step(response.body, tool) if wait is None and depth < MAX_NESTING else None
             if self.tier.has(Skill.RETRY) and (
                 wait is not None or (step is None and response.status in TRANSIENT_STATUSES)
             ):
@@ -223,9 +224,15 @@ class AdaptiveClient:
         return self.settle(tool, response, depth)
 
     def inherit(self, step: Step, arguments: Mapping[str, Any]) -> Step:
-        """The step with the call's other arguments that it also takes (a credential, say) added."""
-        accepted = _properties(self.specs.get(step.tool))
-        extra = {k: v for k, v in arguments.items() if k in accepted and k not in step.arguments}
+        """The step with the call's other arguments that it also takes (a credential, say) added, and
+        with the call's values in place of those a probe left empty (the record the call was about)."""
+        spec = self.specs.get(step.tool)
+        accepted = _properties(spec)
+        extra = {k: v for k, v in arguments.items() if k in accepted and step.arguments.get(k) in (None, "")}
+        mentioned = [k for k in arguments if spec is not None and k in spec.description]
+        for name, value in step.arguments.items():  # a list of ids the tool documents as the call's
+            if value == [] and len(mentioned) == 1:
+                extra[name] = [arguments[mentioned[0]]]
         return Step(step.tool, {**step.arguments, **extra}) if extra else step
 
     def prepare(
@@ -335,8 +342,10 @@ class AdaptiveClient:
         named = [k for k in record if _mentions(text, k)] or list(record)
         return any(query in str(record.get(k, "")).lower() for k in named if isinstance(record.get(k), str))
 
-    def guided_step(self, body: Any) -> Step | None:
-        """The call an error (or a job) points to: its ``next``, or one its ``hint`` spells out."""
+    def guided_step(self, body: Any, tool: str | None = None) -> Step | None:
+        """The call an error (or a job) points to: its ``next``, or one its ``hint`` spells out; for an
+        error that only says what went wrong, one that the failing ``tool``'s documentation (its
+        description) spells out."""
         if not isinstance(body, dict):
             return None
         following = body.get("next")
@@ -345,23 +354,31 @@ class AdaptiveClient:
             if isinstance(tool, str) and tool in self.specs and isinstance(arguments, dict):
                 return Step(tool, arguments)
         if self.tier.has(Skill.READ_HINTS):
-            for key in ("hint", "error"):
-                if isinstance(body.get(key), str) and (step := self.step_in(body[key])) is not None:
+            texts = [body[key] for key in ("hint", "error") if isinstance(body.get(key), str)]
+            spec = self.specs.get(tool) if tool is not None else None
+            if spec is not None and "hint" not in body:  # the tool's documentation, read with the error
+                texts.append(f"{spec.description} {body.get('error', '')}")
+            for text in texts:
+                step = self.step_in(text, avoid=tool)
+                if step is not None:
                     return step
         return None
 
-    def step_in(self, text: str) -> Step | None:
+    def step_in(self, text: str, avoid: str | None = None) -> Step | None:
         """A call described in prose: a tool named whose required arguments can all be given (the
         episode's order picks among several).
 
         Arguments come from the text (``id 'x'``, or its only quoted value for a tool's only missing
         argument), then from what earlier calls returned. When no named tool can be called in full, the
         first one is probed with empty text for what is missing, so that its own error says where to get it.
+        ``avoid`` (the tool that just failed) is never the answer: an error that names its own tool
+        says what went wrong, not where to go.
         """
         named = sorted(
             (match.start(), name)
             for name in self.specs
-            if (match := re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)) is not None
+            if name != avoid
+            and (match := re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)) is not None
         )
         drafts = [(name, self._arguments_in(name, text)) for _, name in named]
         complete = [
@@ -371,10 +388,12 @@ class AdaptiveClient:
         ]
         if complete:
             return self.choices.order(complete)[0]
+        blanks = {"string": "", "array": []}
         for name, arguments in drafts:
+            properties = _properties(self.specs[name])
             missing = [p for p in _required(self.specs[name]) if p not in arguments]
-            if all(_properties(self.specs[name]).get(p, {}).get("type") == "string" for p in missing):
-                return Step(name, {**arguments, **dict.fromkeys(missing, "")})
+            if all(properties.get(p, {}).get("type") in blanks for p in missing):
+                return Step(name, {**arguments, **{p: blanks[properties[p]["type"]] for p in missing}})
         return None
 
     def _arguments_in(self, name: str, text: str) -> dict[str, Any]:

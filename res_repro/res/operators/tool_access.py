@@ -84,7 +84,12 @@ class Paginate(ToolOperator):
 
     def apply(self, draft: ToolDraft, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
         """Add the pagination layer and the ``cursor`` argument."""
-        add_outer_layer(draft, "pagination", {"tools": [params["tool"]], "page_size": params["page_size"]})
+        add_outer_layer(
+            draft,
+            "pagination",
+            {"tools": [params["tool"]], "page_size": params["page_size"]},
+            {params["tool"]: "Results are paginated: pass a page's next_cursor as cursor for the next page."},
+        )
         add_argument(tool(draft, params["tool"]), "cursor", {"type": "string"})
         draft.add_adapter(self.name, params)
         pages = f"pages:{params['tool']}"
@@ -179,6 +184,7 @@ class RetireSearch(ToolOperator):
             draft,
             "retired_tools",
             {"tools": [search.name], "hint": hint, "next": {"tool": list_tool, "arguments": {}}},
+            {search.name: f"Deprecated (answers 410): {hint}."},
         )
         draft.add_adapter(self.name, params)
         listing = f"tool:{list_tool}"

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from res_repro.env.formats.tool_api import MiddlewareDef, ToolDef, ToolDraft, ToolError
+from res_repro.env.middleware import GUIDED, REALISTIC
 from res_repro.env.tools import ToolResponse
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.operators.base import Operator
@@ -108,8 +109,26 @@ def add_argument(tool_def: ToolDef, name: str, schema: Schema, *, required: bool
         input_schema["required"].append(name)
 
 
-def add_outer_layer(draft: ToolDraft, name: str, params: dict[str, Any]) -> None:
-    """Put a middleware layer outermost (nearest the agent): newer changes wrap older ones."""
+def hints(draft: Any) -> str:
+    """How the draft's new layers guide an agent (``scaling.hints``, set on the draft by the scaler):
+    ``realistic`` (errors carry a status, a code and a message; how to recover is in the tools'
+    documentation) or ``guided`` (errors also carry a hint and the next call; the default of a draft the
+    scaler did not set)."""
+    return str(getattr(draft, "hints", GUIDED))
+
+
+def add_outer_layer(
+    draft: ToolDraft, name: str, params: dict[str, Any], docs: Mapping[str, str] | None = None
+) -> None:
+    """Put a middleware layer outermost (nearest the agent): newer changes wrap older ones.
+
+    With realistic hints the layer's errors only say what went wrong, and its ``docs`` ({tool: sentence})
+    are added to the descriptions of the tools they name when an episode starts (the task's tools and
+    tools other layers answer alike): how to recover is documented where an agent reads about the tool,
+    the way a real API documents authentication, quotas or deprecations.
+    """
+    if hints(draft) == REALISTIC:
+        params = {**params, "guidance": REALISTIC, **({"docs": dict(docs)} if docs else {})}
     draft.config.middleware.insert(0, MiddlewareDef(name=name, params=params))
 
 

@@ -148,7 +148,8 @@ class RequireToken(ToolOperator):
             "hint": _vault_hint(service, record_id),
             "next": {"tool": VAULT_TOOL, "arguments": {"id": record_id}},
         }
-        add_outer_layer(draft, "require_token", layer)
+        docs = f"Requires `token`: {_vault_hint(service, record_id)}."
+        add_outer_layer(draft, "require_token", layer, dict.fromkeys(params["tools"], docs))
         draft.add_adapter(self.name, params)
         secret = record_node(VAULT_SERVICE, "secrets", record_id, "token")
         return [
@@ -228,7 +229,13 @@ class OpenSession(ToolOperator):
         for name in params["tools"]:
             add_argument(tool(draft, name), "session", {"type": "string"})
         layer = {"tools": params["tools"], "open_tool": params["open_tool"], "ttl": params["ttl"]}
-        add_outer_layer(draft, "sessions", {**layer, **_token_layer(params, params["service"])})
+        docs = f"Requires `session` from {params['open_tool']}; a session lasts {params['ttl']} calls."
+        add_outer_layer(
+            draft,
+            "sessions",
+            {**layer, **_token_layer(params, params["service"])},
+            dict.fromkeys(params["tools"], docs),
+        )
         draft.add_adapter(self.name, params)
         service = params["service"]
         session = f"session:{params['open_tool']}"
@@ -321,7 +328,11 @@ class CallQuota(ToolOperator):
         """Add the quota layer with its bulk tool."""
         schema = copy.deepcopy(tool(draft, params["tool"]).input_schema)
         layer = {k: params[k] for k in ("tool", "argument", "limit", "bulk_tool")}
-        add_outer_layer(draft, "quota", {**layer, "input_schema": schema})
+        docs = (
+            f"Limited to {params['limit']} calls per session (then 429); fetch several records at once "
+            f"with {params['bulk_tool']}, whose ids are {params['argument']} values."
+        )
+        add_outer_layer(draft, "quota", {**layer, "input_schema": schema}, {params["tool"]: docs})
         draft.add_adapter(self.name, params)
         bulk = f"bulk:{params['bulk_tool']}"
         if params["composed"]:
@@ -411,7 +422,11 @@ class AsyncExport(ToolOperator):
         """Add the export layer (its start tool takes the list tool's arguments)."""
         schema = copy.deepcopy(tool(draft, params["tool"]).input_schema)
         layer = {k: v for k, v in params.items() if k != "composed"}
-        add_outer_layer(draft, "export_jobs", {**layer, "input_schema": schema})
+        docs = (
+            f"Runs as an export job: start it with {params['start_tool']} (same arguments), poll "
+            f"{params['status_tool']} until its state is done, then read {params['result_tool']}."
+        )
+        add_outer_layer(draft, "export_jobs", {**layer, "input_schema": schema}, {params["tool"]: docs})
         draft.add_adapter(self.name, params)
         job, done = f"job:{params['start_tool']}", f"export:{params['result_tool']}"
         if params["composed"]:
@@ -522,7 +537,18 @@ class RepairFirst(ToolOperator):
         """Add the broken-tool layer with its repair tool."""
         service = _service_of(draft, params["tool"])
         layer = {"tool": params["tool"], "repair_tool": params["repair_tool"], "code": params["code"]}
-        add_outer_layer(draft, "broken_tool", {**layer, **_token_layer(params, service)})
+        docs = (
+            f"When it reports a misconfiguration (503), reset it with {params['repair_tool']} using "
+            f"reset_code '{params['code']}'"
+            + (
+                f"; the repair needs the token ({_vault_hint(service, params['token_record'])})."
+                if params["token"]
+                else "."
+            )
+        )
+        add_outer_layer(
+            draft, "broken_tool", {**layer, **_token_layer(params, service)}, {params["tool"]: docs}
+        )
         draft.add_adapter(self.name, params)
         repaired = f"repaired:{params['tool']}"
         if params.get("composed"):

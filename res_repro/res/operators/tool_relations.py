@@ -348,7 +348,8 @@ class AliasIds(ToolOperator):
             "aliases": {alias: real for real, alias in params["aliases"].items()},
             "resolve_tool": params["resolve_tool"],
         }
-        add_outer_layer(draft, "alias_ids", layer)
+        docs = f"Addresses records by alias id; look up the alias of an id with {params['resolve_tool']}."
+        add_outer_layer(draft, "alias_ids", layer, dict.fromkeys(params["tools"], docs))
         draft.add_adapter(self.name, params)
         resolver, aliases = f"tool:{params['resolve_tool']}", f"alias:{service}/{collection}"
         edges = [
@@ -445,7 +446,8 @@ class ArchiveRecords(ToolOperator):
     def apply(self, draft: ToolDraft, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
         """Add the archive layer (its archive tool takes the get tool's arguments)."""
         schema = copy.deepcopy(tool(draft, params["tool"]).input_schema)
-        add_outer_layer(draft, "archive", {**params, "input_schema": schema})
+        docs = f"Archived records are no longer served here (404): read them with {params['archive_tool']}."
+        add_outer_layer(draft, "archive", {**params, "input_schema": schema}, {params["tool"]: docs})
         draft.add_adapter(self.name, params)
         archive = f"archive:{params['tool']}"
         return [
