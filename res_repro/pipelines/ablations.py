@@ -147,6 +147,7 @@ def without_dependencies_task(cfg: DictConfig, lineage: LineageResult) -> Task:
                 staging / "env",
                 backend=backend_from_config(plain(cfg.sandbox)),
                 seed=cfg.seed,
+                hints=cfg.scaling.hints,
             )
             try:
                 (staging / "env").rename(dest)

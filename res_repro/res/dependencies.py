@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.env.formats import format_of, load_copy
+from res_repro.env.middleware import REALISTIC
 from res_repro.env.task import Task
 from res_repro.res.checks import run_checks
 from res_repro.res.graph import DependencyGraph
@@ -46,7 +47,7 @@ class Independent:
 
 
 def _candidates(
-    application: Application, current: Task, graph: DependencyGraph, rng: random.Random
+    application: Application, current: Task, graph: DependencyGraph, rng: random.Random, hints: str
 ) -> Iterator[dict[str, Any]]:
     """The change's own params unless they compose on ``graph``, then fresh params of the same operator
     proposed with no earlier artifact in view."""
@@ -54,6 +55,7 @@ def _candidates(
     if not operator.composes(application.params, graph):
         yield application.params
     draft = format_of(current).draft(current.path)
+    draft.hints = hints
     for _ in range(ATTEMPTS):
         params = operator.propose(draft, DependencyGraph(), rng)
         if params is not None and not operator.composes(params, graph):
@@ -69,13 +71,15 @@ def _remake(
     rng: random.Random,
     backend: Backend,
     seed: int,
+    hints: str,
 ) -> tuple[Application, DependencyGraph] | None:
     """Make one change on ``current`` in ``trial`` without composing; None when no candidate passes."""
     operator = OPERATORS[application.operator]
-    for params in _candidates(application, current, graph, rng):
+    for params in _candidates(application, current, graph, rng, hints):
         shutil.rmtree(trial, ignore_errors=True)
         shutil.copytree(current.path, trial, symlinks=True)
         draft = format_of(current).draft(trial)
+        draft.hints = hints
         try:
             edges = operator.apply(draft, params, graph)
         except Exception as exc:  # params made for another state of the environment
@@ -93,9 +97,16 @@ def _remake(
 
 
 def without_dependencies(
-    root: Node, history: Sequence[Application], dest: Path, *, backend: Backend, seed: int
+    root: Node,
+    history: Sequence[Application],
+    dest: Path,
+    *,
+    backend: Backend,
+    seed: int,
+    hints: str = REALISTIC,
 ) -> Independent:
-    """Write E0 plus every change of ``history``, none built on another, to ``dest``."""
+    """Write E0 plus every change of ``history``, none built on another, to ``dest`` (the changes' layers
+    guiding an agent as ``hints`` says, as the lineage's did)."""
     shutil.copytree(root.env_dir, dest, symlinks=True)
     trial = dest.with_name(f"{dest.name}.trial")
     current, graph = load_copy(root.task, dest), DependencyGraph()
@@ -104,7 +115,9 @@ def without_dependencies(
     try:
         for index, application in enumerate(history):
             rng = random.Random(f"{seed}-{root.manifest.seed_task_id}-without-dependencies-{index}")
-            made = _remake(application, current, graph, trial, rng=rng, backend=backend, seed=seed)
+            made = _remake(
+                application, current, graph, trial, rng=rng, backend=backend, seed=seed, hints=hints
+            )
             if made is None:
                 log.warning(
                     "%s: change %d (%s) cannot be made without its dependencies; left out",
