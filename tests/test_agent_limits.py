@@ -26,7 +26,6 @@ from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.env.grade import Grade, RubricItem
 from res_repro.env.outcome import AgentOutcome, StopReason
 from res_repro.env.task import Task
-from res_repro.env.tools import ToolCall
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
 
 
@@ -131,15 +130,16 @@ def test_fulfilment_is_the_full_score_with_a_passing_verdict(grade: Grade, fulfi
 
 
 class MissesTheAnswer(Agent):
-    """Sends the right email but names nobody in its answer: native score 0.8, a pass, not complete."""
+    """Does what the node's reference solution does (sending the right email through whatever the changes
+    demand) but names nobody in its answer: native score 0.8, a pass, not complete."""
 
     name = "misses-the-answer"
 
     def run(self, task: Task, environment: Any, attempt: Attempt) -> AgentOutcome:
-        """Send the email the task asks for and answer without the address."""
-        customer = environment.call(ToolCall("crm_get", {"id": "C1"})).body
-        environment.call(ToolCall("mail_send", {"to": customer["email"], "subject": "Renewal", "body": "."}))
-        return AgentOutcome(stop_reason=StopReason.ANSWERED, answer="done", turns=2, tool_calls=2)
+        """Run the reference solution and answer without the address."""
+        outcome = environment.run_reference()
+        outcome.answer = "done"
+        return outcome
 
 
 class Fulfils(MissesTheAnswer):
@@ -156,21 +156,20 @@ class Fulfils(MissesTheAnswer):
 
 @pytest.mark.parametrize(
     ("target", "stop_on", "depth"),
-    [(MissesTheAnswer(), "fulfilment", 0), (Fulfils(), "fulfilment", 1), (MissesTheAnswer(), "pass", 1)],
+    [(MissesTheAnswer(), "fulfilment", 1), (Fulfils(), "fulfilment", 2), (MissesTheAnswer(), "pass", 2)],
 )
 def test_scaling_stops_unless_the_target_fulfils_the_task(
     target: Agent, stop_on: str, depth: int, tmp_path: Path
 ) -> None:
     """Under the paper's rule a target that passes at the 0.80 threshold without a full score stops the
-    lineage at the root and one that fulfils it lets it grow a child; under ``stop_on=pass`` the pass
-    suffices. The manifest records both verdicts per attempt."""
+    lineage at the first child and one that fulfils it lets it grow another; under ``stop_on=pass`` the
+    pass suffices. The manifest records both verdicts per attempt."""
     scaler = build_scaler(
-        tmp_path / "lineages", depth_cap=1, target=target, target_attempts=2, stop_on=stop_on
+        tmp_path / "lineages", depth_cap=2, target=target, target_attempts=2, stop_on=stop_on
     )
     result = scaler.scale(load_tool_task(make_tool_task(tmp_path / "seed")))
     assert result.last.manifest.depth == depth
-    outcomes = result.nodes[0].manifest.target
+    outcomes = result.nodes[1].manifest.target
     assert len(outcomes) == 2 and all(o["passed"] for o in outcomes)
     assert all(o["fulfilled"] is isinstance(target, Fulfils) for o in outcomes)
-    if depth == 0:
-        assert result.stop_reason == "target_failed"
+    assert result.stop_reason == ("target_failed" if depth == 1 else "depth_cap")

@@ -27,6 +27,7 @@ from res_repro.agents.reference import NopAgent
 from res_repro.env.formats import format_of
 from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.env.task import Task
+from res_repro.pipelines.lineage_views import lineage_notes
 from res_repro.res import scaling
 from res_repro.res.admission import Admission, AdmissionSettings
 from res_repro.res.checks import CheckResult, run_checks
@@ -183,11 +184,33 @@ def test_the_depth_cap_argument_overrides_the_settings(tmp_path, seed_dir):
     assert (result.stop_reason, len(result.nodes), len(proposer.seen)) == ("depth_cap", 2, 1)
 
 
-def test_a_target_that_fails_the_seed_task_stops_before_any_growth(tmp_path, seed_dir, episodes):
+def test_a_seed_the_target_does_not_solve_still_grows_its_depth_one_child(tmp_path, seed_dir, episodes):
+    target = Target({0: [(True, False)], 1: [(False, False)]})  # passes the seed, fulfils neither
+    proposer = Scripted(["require_token", "open_session"])
+    result = _scaler(tmp_path, proposer, target).scale(load_tool_task(seed_dir))
+    assert (result.stop_reason, result.seed_task_id, result.why) == ("target_failed", "renewal-mail", "")
+    assert [node.manifest.depth for node in result.nodes] == [0, 1]
+    assert len(proposer.seen) == 1
+    assert [call["depth"] for call in episodes] == [1]  # the rule is first consulted at the child
+    assert result.nodes[0].manifest.target == []
+
+
+def test_the_seed_is_never_a_stopping_point_and_the_rule_decides_after_each_child(
+    tmp_path, seed_dir, episodes
+):
+    target = Target({0: [(False, False)]})  # fails the seed, fulfils every child
+    proposer = Scripted(["require_token", "open_session"])
+    result = _scaler(tmp_path, proposer, target).scale(load_tool_task(seed_dir))
+    assert result.stop_reason == "depth_cap"
+    assert [node.manifest.depth for node in result.nodes] == [0, 1, 2]
+    assert [call["depth"] for call in episodes] == [1, 2]
+
+
+def test_a_depth_cap_of_zero_grows_no_child_and_runs_no_target(tmp_path, seed_dir, episodes):
     proposer = Scripted(["require_token"])
-    result = _scaler(tmp_path, proposer, Target({0: [(False, False)]})).scale(load_tool_task(seed_dir))
-    assert (result.stop_reason, len(result.nodes), proposer.seen) == ("target_failed", 1, [])
-    assert result.seed_task_id == "renewal-mail"
+    target = Target({0: [(False, False)]})
+    result = _scaler(tmp_path, proposer, target, depth_cap=0).scale(load_tool_task(seed_dir))
+    assert (result.stop_reason, len(result.nodes), proposer.seen, episodes) == ("depth_cap", 1, [], [])
 
 
 def test_scaling_stops_at_the_first_node_the_target_does_not_fulfil(tmp_path, seed_dir, episodes):
@@ -196,7 +219,7 @@ def test_scaling_stops_at_the_first_node_the_target_does_not_fulfil(tmp_path, se
     result = _scaler(tmp_path, proposer, target, depth_cap=3).scale(load_tool_task(seed_dir))
     assert (result.stop_reason, result.seed_task_id) == ("target_failed", "renewal-mail")
     assert [node.manifest.depth for node in result.nodes] == [0, 1, 2]
-    assert [call["depth"] for call in episodes] == [0, 1, 2]
+    assert [call["depth"] for call in episodes] == [1, 2]
 
 
 @pytest.mark.parametrize(
@@ -266,33 +289,33 @@ def test_recorded_attempts_of_the_same_target_are_reused_and_another_target_runs
 ):
     task = load_tool_task(seed_dir)
     _scaler(tmp_path, Scripted(["require_token"]), Target({}), depth_cap=1).scale(task)
-    assert len(episodes) == 2
+    assert len(episodes) == 1
     again = _scaler(tmp_path, Scripted([]), Target({}), depth_cap=1).scale(task)
-    assert len(episodes) == 2 and again.stop_reason == "depth_cap"  # reused, nothing proposed or run
+    assert len(episodes) == 1 and again.stop_reason == "depth_cap"  # reused, nothing proposed or run
     other = Target({}, name="other")
     _scaler(tmp_path, Scripted([]), other, depth_cap=1).scale(task)
-    assert [call["agent"] for call in episodes[2:]] == ["other", "other"]
-    stored = LineageStore(tmp_path / "lineages").nodes(task.task_id)
-    assert all([o["agent"]["name"] for o in node.manifest.target] == ["target", "other"] for node in stored)
+    assert [call["agent"] for call in episodes[1:]] == ["other"]
+    root, child = LineageStore(tmp_path / "lineages").nodes(task.task_id)
+    assert [o["agent"]["name"] for o in child.manifest.target] == ["target", "other"]
+    assert root.manifest.target == []  # the seed is not evaluated: the rule is not consulted there
 
 
 def test_fewer_recorded_attempts_than_asked_are_run_again(tmp_path, seed_dir, episodes):
     task = load_tool_task(seed_dir)
-    _scaler(tmp_path, Scripted([]), Target({}), depth_cap=0).scale(task)
+    _scaler(tmp_path, Scripted(["require_token"]), Target({}), depth_cap=1).scale(task)
     assert len(episodes) == 1
-    _scaler(tmp_path, Scripted([]), Target({}), depth_cap=0, target_attempts=2).scale(task)
+    _scaler(tmp_path, Scripted([]), Target({}), depth_cap=1, target_attempts=2).scale(task)
     assert len(episodes) == 3
-    (root,) = LineageStore(tmp_path / "lineages").nodes(task.task_id)
-    assert [o["attempt"] for o in root.manifest.target] == [0, 1]  # the older record replaced
+    _, child = LineageStore(tmp_path / "lineages").nodes(task.task_id)
+    assert [o["attempt"] for o in child.manifest.target] == [0, 1]  # the older record replaced
 
 
 def test_attempts_recorded_without_a_fulfilment_verdict_are_run_again(tmp_path, seed_dir, episodes):
     task = load_tool_task(seed_dir)
-    scaler = _scaler(tmp_path, Scripted([]), Target({}), depth_cap=0)
-    root = scaling.root_node(task, scaler.store)
-    root.manifest.target = [{"agent": {"name": "target"}, "attempt": 0, "passed": True}]
-    scaler.store.update(root)
-    assert scaler.scale(task).stop_reason == "depth_cap"
+    child = _scaler(tmp_path, Scripted(["require_token"]), depth_cap=1).scale(task).last
+    child.manifest.target = [{"agent": {"name": "target"}, "attempt": 0, "passed": True}]
+    LineageStore(tmp_path / "lineages").update(child)
+    assert _scaler(tmp_path, Scripted([]), Target({}), depth_cap=1).scale(task).stop_reason == "depth_cap"
     assert len(episodes) == 1
 
 
@@ -329,6 +352,7 @@ def test_none_from_the_proposer_ends_growth_with_revisions_left(tmp_path, seed_d
     result = _scaler(tmp_path, proposer, max_revisions=3).scale(load_tool_task(seed_dir))
     assert (result.stop_reason, len(proposer.seen)) == ("no_valid_child", 1)
     assert (result.seed_task_id, len(result.nodes)) == ("renewal-mail", 1)
+    assert result.why.startswith("no candidate reached the checks")
 
 
 def test_an_inapplicable_proposal_is_rejected_and_the_next_revision_tried(tmp_path, seed_dir):
@@ -397,7 +421,26 @@ def test_a_budget_spent_on_rejected_candidates_gives_no_child(tmp_path, seed_dir
         ["require_token", "open_session"],
     ]
     assert [r["revision"] for r in scaler.store.rejections(task.task_id)] == [0, 1, 2]
+    assert result.why == "last candidate (paginate, revision 2) failed applied: same"
     assert not list((tmp_path / "lineages" / task.task_id / ".staging").iterdir())  # scratch removed
+
+
+def test_a_seed_with_no_valid_child_is_named_with_its_reason_in_the_tables_notes(
+    tmp_path, seed_dir, monkeypatch
+):
+    task = load_tool_task(seed_dir)
+    grown = _scaler(tmp_path / "grown", Scripted(["require_token"]), depth_cap=1).scale(task)
+    failing = [CheckResult("applied", True), CheckResult("reference_passes", False, "score 0.40")]
+    monkeypatch.setattr(scaling, "run_checks", lambda *a, **k: failing)
+    bare = _scaler(tmp_path / "bare", Scripted(["require_token", "open_session"]), depth_cap=1).scale(task)
+    assert (grown.stop_reason, bare.stop_reason, len(bare.nodes)) == ("depth_cap", "no_valid_child", 1)
+    why = "last candidate (open_session, revision 1) failed reference_passes: score 0.40"
+    assert bare.why == why
+    assert lineage_notes([grown, bare]) == [
+        "1 of 2 seed task(s) grew no valid child within the revision budget, so their last accepted "
+        f"environment is the original: renewal-mail ({why})."
+    ]
+    assert lineage_notes([grown]) == []
 
 
 # --- inheritance and composition -----------------------------------------------------------------------

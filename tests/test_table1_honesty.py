@@ -28,7 +28,7 @@ def test_the_target_row_is_marked_and_reported_last() -> None:
         models={},
         settings=metric_settings(n_bootstrap=500),
         target="explorer-standard",
-        target_stop_depths=(2, 0, 3),
+        target_stop_depths=(2, 1, 3),
     )
     names = [row[0] for row in table.rows if row[1] != "model"]
     assert names[-2:] == ["explorer-standard", "explorer-standard"]  # apart, after the others
@@ -42,10 +42,9 @@ def test_the_target_row_is_marked_and_reported_last() -> None:
     expert_res = next(r for r in table.rows if r[0] == "explorer-expert" and r[2] == RES)
     assert all(float(expert_res[i]) > 0 for i in p_columns)
     notes = " ".join(table.notes)
-    stops = (
-        "fulfilled its newest node in none of its attempts (3 lineage(s) stopped so, 1 of them at the seed"
-    )
-    assert stops in notes
+    assert "each lineage grew at least one child" in notes
+    assert "fulfilled its newest node in none of its attempts (3 lineage(s) stopped so)" in notes
+    assert "no valid child" not in notes
     assert "exact McNemar" in notes and "permutation" in notes
 
 
@@ -92,3 +91,25 @@ def test_the_targets_note_names_the_stopping_rule_in_force() -> None:
         in notes
     )
     assert "fulfilled" not in notes
+
+
+def test_a_seed_with_no_valid_child_is_counted_and_named_with_its_reason() -> None:
+    agents = {"explorer-expert": ExpertExplorer()}
+    records = {
+        ("explorer-expert", condition): [episode_record(score=0.9, passed=True) for _ in range(3)]
+        for condition in (ORIGINAL, RES)
+    }
+    why = "last candidate (require_token, revision 2) failed reference_passes: score 0.40"
+    table, _ = build_table1(
+        records,
+        benchmark="claw_bundled",
+        agents=agents,
+        models={},
+        settings=metric_settings(n_bootstrap=100),
+        childless=[("claw-finance-reconcile-00", why)],
+        seeds=3,
+    )
+    assert table.notes[-1] == (
+        "1 of 3 seed task(s) grew no valid child within the revision budget, so their last accepted "
+        f"environment is the original: claw-finance-reconcile-00 ({why})."
+    )

@@ -5,9 +5,10 @@ McNemar for pass rates; paired bootstrap and, beside it, a paired permutation te
 The paper's reported figures sit in their own "paper" column; scripted agents are labelled as such.
 
 What holds by construction is marked, not reported as evidence: the scaling target's +RES row (each
-lineage grows until the target fails to fulfil its newest node, so that row was selected against it) sits
+lineage grows until the target fails to fulfil its newest child, so that row was selected against it) sits
 apart from the agents that were not selected against, and an agent whose outcomes cannot vary (not
-seeded) gets no p-value.
+seeded) gets no p-value. Every seed grows a child before the stopping rule is consulted; a seed that grew
+no valid child (its +RES is the original) is counted and named in the notes with the reason.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from res_repro.pipelines.cells import (
     pct,
 )
 from res_repro.pipelines.costs import DryRunPlan, report_usage
+from res_repro.pipelines.lineage_views import childless_note, childless_seeds
 from res_repro.pipelines.lineages import (
     build_lineages,
     configured_agents,
@@ -77,6 +79,8 @@ def build_table1(
     target_stop_depths: Sequence[int] = (),
     target_rule: str = "fulfilled",
     failures: Mapping[tuple[str, str], int] | None = None,
+    childless: Sequence[tuple[str, str]] = (),
+    seeds: int = 0,
 ) -> tuple[Table, dict[str, float]]:
     """Rows per (agent, condition) with intervals and paired p-values, then the paper's rows.
 
@@ -85,7 +89,8 @@ def build_table1(
     passed) on its newest node in none of its attempts: its
     rows come last, marked as the scaling target, its +RES row "by construction". ``failures`` counts the
     infrastructure errors per (agent, condition): a condition with no episode to report keeps its row,
-    marked "failed: N infrastructure errors", beside the paper's figure."""
+    marked "failed: N infrastructure errors", beside the paper's figure. ``childless`` names the seeds (of
+    ``seeds``) that grew no valid child, with why (``lineage_views.childless_seeds``)."""
     metrics, prefix = metrics_for(benchmark)
     columns = ["agent", "agent kind", "environment", "n"]
     for metric in metrics:
@@ -142,6 +147,9 @@ def build_table1(
         )
     simulated = [key for key in agents if _display(agents[key], models)[1] == "simulated"]
     table.notes = table1_notes(agents, metrics, settings, target, target_stop_depths, target_rule, simulated)
+    note = childless_note(childless, seeds or len(childless))
+    if note:
+        table.notes.append(note)
     return table, logged
 
 
@@ -195,12 +203,10 @@ def table1_notes(
             f"('{DETERMINISTIC}')."
         )
     if target is not None:
-        at_seed = sum(depth == 0 for depth in target_stop_depths)
-        seeds = f", {at_seed} of them at the seed itself, whose +RES is the original" if at_seed else ""
         notes.append(
-            f"{target} is the scaling target and is reported apart: each lineage grew until {target} "
-            f"{target_rule} its newest node in none of its attempts ({len(target_stop_depths)} lineage(s) "
-            f"stopped so{seeds}), so "
+            f"{target} is the scaling target and is reported apart: each lineage grew at least one child, "
+            f"then grew until {target} {target_rule} its newest node in none of its attempts "
+            f"({len(target_stop_depths)} lineage(s) stopped so), so "
             f"its +RES row is low {BY_CONSTRUCTION} (as in the paper) and is no evidence about RES; the "
             "other agents were not selected against."
         )
@@ -269,6 +275,8 @@ def run_table1(cfg: DictConfig) -> Table:
         ],
         target_rule=STOP_RULES[cfg.scaling.stop_on],
         failures=condition_failures(flat),
+        childless=childless_seeds(lineages),
+        seeds=len(lineages),
     )
     metrics.update(report_usage(cfg, flat))
     depths = [lineage.last.manifest.depth for lineage in lineages]

@@ -26,6 +26,7 @@ from res_repro.evaluation.metrics import MetricSettings, success_description
 from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.evaluation.summary import metrics_for
 from res_repro.pipelines.cells import failed_text, interval_text, metric_settings, pct, split_failed
+from res_repro.pipelines.lineage_views import lineage_notes
 from res_repro.pipelines.lineages import (
     build_lineages,
     configured_agents,
@@ -402,6 +403,7 @@ def run_table2(cfg: DictConfig) -> Table:
         failures=failures,
     )
     table.notes = table2_notes(cfg, summaries, training, [c for c in CONDITIONS if c in evaluation])
+    table.notes += lineage_notes(lineages)
     logs = [file for result in training.values() for file in result.files]
     extra = [*files.values(), *logs, write_episodes([*episodes, *evaluated], out / "episodes.jsonl")]
     publish(cfg, table, "table2", metrics, extra=extra)

@@ -25,6 +25,7 @@ from res_repro.pipelines.cells import (
     rate_cells,
 )
 from res_repro.pipelines.figure_views import caps_figure
+from res_repro.pipelines.lineage_views import lineage_notes
 from res_repro.pipelines.reevaluation import DepthRecords, depth_caps, depth_records
 from res_repro.pipelines.reporting import publish, raise_for_failed_agents
 from res_repro.reporting.tables import Table
@@ -73,6 +74,7 @@ def build_table3c(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str,
         f"final one). Paired p against cap {control}: exact McNemar (Pass@1); for Score a {BOOTSTRAP_TEST}.",
         "The paper lists caps 0, 1, 2, 3, 5 and 10 for its 105 seeds but its text gives no per-cap values, "
         "so there is no paper column; Figure A4 plots the same rows.",
+        *lineage_notes(data.lineages),
     ]
     return table, logged
 

@@ -26,6 +26,7 @@ from res_repro.pipelines.cells import (
     paper_cell,
 )
 from res_repro.pipelines.figure_views import budget_figure
+from res_repro.pipelines.lineage_views import lineage_notes
 from res_repro.pipelines.paper import paper_values
 from res_repro.pipelines.reevaluation import DepthRecords, depth_records
 from res_repro.pipelines.reporting import publish, raise_for_failed_agents
@@ -94,6 +95,7 @@ def build_table_a4(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str
         "49.10, exceed (3.55 + 5 x 50) / 6 = 42.26; its d = 5 score, 11.84, is under 87.84 / 6 = 14.64), so "
         "they read as current retained-state means: compare them with the 'current' columns. Tokens: target "
         "input plus output, in millions.",
+        *lineage_notes(data.lineages),
     ]
     return table, logged
 

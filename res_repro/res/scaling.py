@@ -1,11 +1,14 @@
 """Recursive environment scaling: propose, check, accept, evaluate the target, and go one level deeper.
 
 With inheritance a child extends its parent; without it, every round extends E0 independently and the
-last construction is the one evaluated. Recursion stops at the depth cap, when no valid child can be
-found within the revision budget, or when the target agent fulfils the task completely (the paper's rule:
-full native score, every rubric item, the verifier passed) in none of its attempts at the newest node. A
-child is built from a copy of its parent plus its own change, so depth d costs d single steps, not d
-rebuilds; finished nodes are found again by id and reused.
+last construction is the one evaluated. Every seed grows its depth-1 child before the stopping rule is
+consulted (the seed itself is never a stopping point: the paper's Table A4 has one child at depth 1 per
+seed); after each child, recursion stops when the target agent fulfils the task completely (the paper's
+rule: full native score, every rubric item, the verifier passed) in none of its attempts at that child.
+It also stops at the depth cap (a cap of 0 grows nothing) and when no valid child can be found within
+the revision budget; the lineage then says why (:func:`no_child_reason`). A child is built from a copy of
+its parent plus its own change, so depth d costs d single steps, not d rebuilds; finished nodes are found
+again by id and reused.
 """
 
 from __future__ import annotations
@@ -75,11 +78,14 @@ class AdmissionGate:
 
 @dataclass
 class LineageResult:
-    """The accepted nodes of one seed task, root first, and why scaling stopped."""
+    """The accepted nodes of one seed task, root first, and why scaling stopped: ``stop_reason`` is
+    ``target_failed``, ``no_valid_child`` or ``depth_cap``; for ``no_valid_child``, ``why`` says what the
+    last rejected candidate failed (see :func:`no_child_reason`)."""
 
     seed_task_id: str
     nodes: list[Node]
     stop_reason: str
+    why: str = ""
 
     @property
     def last(self) -> Node:
@@ -113,9 +119,11 @@ def root_node(task: Task, store: LineageStore) -> Node:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _apply(
+def apply_steps(
     draft: Any, steps: Sequence[tuple[str, dict[str, Any]]], graph: DependencyGraph
 ) -> list[Application]:
+    """Apply each (operator, params) in order to ``draft`` over ``graph`` (each step sees the edges of the
+    ones before), save the draft, and return the applications with the edges they added."""
     applications = []
     for name, params in steps:
         operator = OPERATORS[name]
@@ -124,6 +132,23 @@ def _apply(
         graph = graph.extend(edges)
     draft.save()
     return applications
+
+
+def no_child_reason(store: LineageStore, base: Node, depth: int) -> str:
+    """Why no child of ``base`` at ``depth`` was accepted, from the store's rejections: the last rejected
+    candidate's operators and its first failed check with the check's detail (or, when no candidate
+    reached the checks, that none was made)."""
+    seed_id, parent_id = base.manifest.seed_task_id, base.manifest.node_id
+    mine = [
+        r for r in store.rejections(seed_id) if r.get("parent_id") == parent_id and r.get("depth") == depth
+    ]
+    if not mine:
+        return "no candidate reached the checks (no operator applies, or every proposal was empty)"
+    last = max(mine, key=lambda r: r.get("revision", 0))
+    operators = "+".join(step["operator"] for step in last.get("steps", ())) or "no operator"
+    failed = [c for c in last.get("checks", ()) if not c.get("passed")]
+    check = f"{failed[0]['name']}: {failed[0].get('detail') or 'failed'}" if failed else "rejected"
+    return f"last candidate ({operators}, revision {last.get('revision', 0)}) failed {check}"
 
 
 class Scaler:
@@ -211,7 +236,7 @@ class Scaler:
                     log.debug("%s depth %d revision %d empty: %s", seed_id, depth, revision, context.feedback)
                     continue
                 try:
-                    applications = _apply(context.draft, proposal.steps, visible)
+                    applications = apply_steps(context.draft, proposal.steps, visible)
                 except Exception as exc:  # a proposal that cannot be applied is a rejected candidate
                     context.feedback = [f"apply: {type(exc).__name__}: {exc}"]
                     context.tried += [name for name, _ in proposal.steps]
@@ -320,16 +345,19 @@ class Scaler:
         return self.target is not None and not any(o[solved] for o in self.evaluate_target(node))
 
     def scale(self, task: Task, depth_cap: int | None = None) -> LineageResult:
-        """Scale one seed task until a stopping rule fires (``depth_cap`` overrides the settings')."""
+        """Scale one seed task until a stopping rule fires (``depth_cap`` overrides the settings').
+
+        The seed is not a stopping point: the depth-1 child is grown whatever the target makes of the
+        seed, and the rule is consulted after each child."""
         root = root_node(task, self.store)
         nodes = [root]
-        if self._target_gives_up(root):
-            return LineageResult(task.task_id, nodes, "target_failed")
         parent = root
         for depth in range(1, (self.settings.depth_cap if depth_cap is None else depth_cap) + 1):
-            child = self.grow(parent if self.settings.inheritance else root, depth)
+            base = parent if self.settings.inheritance else root
+            child = self.grow(base, depth)
             if child is None:
-                return LineageResult(task.task_id, nodes, "no_valid_child")
+                why = no_child_reason(self.store, base, depth)
+                return LineageResult(task.task_id, nodes, "no_valid_child", why)
             nodes.append(child)
             if self._target_gives_up(child):
                 return LineageResult(task.task_id, nodes, "target_failed")
