@@ -1,9 +1,10 @@
 """Dependency composition and its removal (Table 3A's "w/o dependencies").
 
-A lineage is scaled on a real Claw-style task with a scripted sequence of operators, so that later changes
-compose on an earlier change's token. Removing the dependencies keeps every change but builds none on
-another: the environment differs from E0 and from the saved one, its graph is shallower, and the
-reference still solves it.
+A lineage is scaled on a real Claw-style task with a scripted sequence of operators, so that a later change
+composes on an earlier change's token. Removing the dependencies takes out every composed change and the
+earlier changes it built on (transitively) and keeps the others, applied again on E0: with one chain (a
+change composed on another) and one independent change, only the independent change stays, and the
+reference still solves the result. Table 3A's notes say what was removed from each task.
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from res_repro.env.formats import load_copy
 from res_repro.env.formats.tool_api import TOOL_API, ToolEnvironment
 from res_repro.env.task import Task
 from res_repro.errors import UserInputError
-from res_repro.pipelines.ablations import ablation_cohort
+from res_repro.pipelines.ablations import LABELS, AblationRecords, ablation_cohort
 from res_repro.pipelines.lineages import composition_counts
-from res_repro.res.dependencies import without_dependencies
-from res_repro.res.graph import DependencyGraph
-from res_repro.res.operators import OPERATORS, library
+from res_repro.pipelines.table3 import removal_notes
+from res_repro.res.dependencies import dependency_removal, without_dependencies
+from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
+from res_repro.res.operators import OPERATORS, Application, library
 from res_repro.res.operators.tool_operators import TOOL_OPERATORS
 from res_repro.res.proposer import (
     ProgrammaticProposer,
@@ -80,23 +82,103 @@ def _reference_score(task: Task) -> float:
     return environment.grade(environment.run_reference().answer).score
 
 
-def test_without_dependencies_keeps_every_change_and_removes_the_chains(claw, tmp_path):
-    lineage = _scale(claw[TASK], CHAIN, tmp_path / "lineages")
-    root, saved = lineage.nodes[0], lineage.last
+def test_without_dependencies_keeps_only_the_change_outside_the_chain(claw, tmp_path):
+    # C (paginate) first, then the chain: B (open_session) composed on A's token (require_token)
+    lineage = _scale(claw[TASK], ["paginate", *CHAIN[:2]], tmp_path / "lineages")
+    root, first, saved = lineage.nodes[0], lineage.nodes[1], lineage.last
     history = saved.manifest.history
-    assert sum(application.composes for application in history) >= 2
+    assert [(a.operator, a.composes) for a in history] == [
+        ("paginate", False),
+        ("require_token", False),
+        ("open_session", True),
+    ]
 
-    independent = without_dependencies(root, history, tmp_path / "decomposed", backend="local", seed=0)
+    rebuilt = without_dependencies(root, history, tmp_path / "decomposed", backend="local", seed=0)
     task = load_copy(saved.task, tmp_path / "decomposed")
 
-    assert [a.operator for a in independent.applications] == CHAIN and not independent.dropped
-    assert not any(application.composes for application in independent.applications)
+    assert rebuilt.applications == [history[0]]  # C, with its own params and edges
+    assert (rebuilt.removal.composed, rebuilt.removal.prerequisites, rebuilt.removal.kept) == ([2], [1], [0])
+    assert rebuilt.removed == history[1:] and not rebuilt.dropped
+    assert rebuilt.summary(history) == {
+        "composed": ["open_session"],
+        "prerequisites": ["require_token"],
+        "kept": ["paginate"],
+        "dropped": [],
+        "failed_checks": [],
+    }
+    assert rebuilt.checks and all(check.passed for check in rebuilt.checks)
+    assert task.content_hash == first.task.content_hash  # E0 plus C alone: the lineage's first child
     assert task.content_hash not in {root.task.content_hash, saved.task.content_hash}
-    fixtures = TOOL_API.draft(task.path).fixtures
-    assert fixtures != TOOL_API.draft(root.env_dir).fixtures
-    assert independent.graph.depth() < saved.manifest.graph.depth()
-    assert independent.graph.cycle() is None and not independent.graph.unreachable()
+    assert rebuilt.graph.to_dict() == first.manifest.graph.to_dict()
+    assert rebuilt.graph.cycle() is None and not rebuilt.graph.unreachable()
     assert _reference_score(task) == 1.0
+
+
+def _change(name: str, *edges: tuple[str, str, str]) -> Application:
+    return Application(name, "family", {}, tuple(Edge(*edge) for edge in edges))
+
+
+def test_the_removal_follows_composed_edges_back_to_the_changes_that_made_their_artifacts():
+    history = [
+        _change("a", (OBSERVATION, "token:mail", "the 401 names the vault"), ("token:mail", GOAL, "needed")),
+        _change("c", (OBSERVATION, "pages:list", "the first page"), ("pages:list", GOAL, "all items")),
+        _change("z", (OBSERVATION, "record:crm/x", "the records name it"), ("record:crm/x", GOAL, "needed")),
+        _change("y", ("record:crm/x", "tool:y", "composed: the tool reads the record")),
+        _change("b", ("token:mail", "session:mail", "composed: opening a session needs the token")),
+        _change("w", ("tool:y", "bulk:w", "composed: the added tool is rationed")),  # on y, which is on z
+        _change("v", ("alias:crm", "record:crm/v", "the alias"), ("alias:crm", "pages:none", "other")),
+    ]
+    removal = dependency_removal(history)
+    assert (removal.composed, removal.prerequisites, removal.kept) == ([3, 4, 5], [0, 2], [1, 6])
+    assert removal.removed == [0, 2, 3, 4, 5]
+
+
+def test_an_artifact_a_composed_edge_leads_to_is_prerequisite_work_too():
+    # an alias that now serves an earlier change's record: the composed edge ends at that record
+    history = [
+        _change("encode", (OBSERVATION, "record:crm/c1#email", "the records name it")),
+        _change("alias", ("record:crm/c1#alias", "record:crm/c1#email", "composed: served by its alias")),
+        _change("other", (OBSERVATION, "tool:x", "listed")),
+    ]
+    removal = dependency_removal(history)
+    assert (removal.composed, removal.prerequisites, removal.kept) == ([1], [0], [2])
+
+
+def test_table_3a_notes_say_what_was_removed_from_each_task():
+    data = AblationRecords(
+        tasks=["t1", "t2"],
+        planned_depths=[3, 3],
+        agents={},
+        records={},
+        conditions=["saved_res", "without_dependencies"],
+        episodes=[],
+        removals={
+            "t1": {
+                "composed": ["open_session"],
+                "prerequisites": ["require_token"],
+                "kept": ["paginate"],
+                "dropped": [],
+                "failed_checks": [],
+            },
+            "t2": {
+                "composed": [],
+                "prerequisites": [],
+                "kept": ["paginate", "alias_ids", "archive_records"],
+                "dropped": [],
+                "failed_checks": [],
+            },
+            "t3": {"composed": ["x"], "prerequisites": [], "kept": [], "dropped": [], "failed_checks": []},
+        },
+    )
+    definition, detail = removal_notes(data)
+    assert definition.startswith(f"{LABELS['without_dependencies']}: from each saved RES environment")
+    assert "every composed change" in definition and "the earlier changes it built on" in definition
+    assert "removes composed dependencies and their prerequisite work" in definition
+    assert detail == (
+        "Over the 2 tasks, 2 of 6 changes were removed (1 composed, 1 they built on) and 4 kept. Per task: "
+        "t1: removed open_session (composed) and require_token (built on), kept paginate; "
+        "t2: nothing removed (no composed change), kept paginate, alias_ids, archive_records."
+    )
 
 
 def test_without_composition_to_remove_the_saved_environment_is_rebuilt_as_it_was(claw, tmp_path):

@@ -87,6 +87,9 @@ def test_removing_dependencies_never_lowers_the_targets_pass_rate(runs):
     assert float(target["w/o dependencies"]["Pass@1 (%)"]) >= float(target["Saved RES"]["Pass@1 (%)"])
     assert target["w/o dependencies"]["paper Pass@1"] == "100.00"
     assert "scripted" in table.notes[0]
+    definition = next(note for note in table.notes if note.startswith("w/o dependencies: "))
+    assert "every composed change" in definition and "the earlier changes it built on" in definition
+    assert any(note.startswith("Over the 2 tasks, ") and "Per task: " in note for note in table.notes)
 
 
 @pytest.mark.slow

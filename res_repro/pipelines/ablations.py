@@ -4,8 +4,11 @@ Conditions, per seed task of the slice:
 
 - ``original``: the released environment E0;
 - ``saved_res``: the last accepted environment of its saved lineage (the full RES control of 3A);
-- ``without_dependencies``: the saved environment's changes remade on E0 with the dependency relations
-  between them removed (each change kept, none built on another; ``res_repro.res.dependencies``);
+- ``without_dependencies``: the saved environment with every composed change (one that consumed an
+  earlier change's artifact) and the earlier changes it built on (transitively) removed, the other
+  changes applied again in order on E0 (the paper's "removes composed dependencies and their
+  prerequisite work from saved environments"; ``res_repro.res.dependencies``); what each task lost is
+  kept beside the environment and reported in Table 3A's notes;
 - ``rebuilt_res``, ``without_inheritance``, ``basic_library``: lineages rebuilt from E0 to the saved
   lineage's depth (its planned depth d_i), under one rebuild seed and the same proposer and revision
   budget, varying only the components named in ``ablation.rebuilds`` (inheritance, dependency
@@ -28,7 +31,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from omegaconf import DictConfig, OmegaConf
 
@@ -52,6 +55,7 @@ from res_repro.pipelines.reporting import write_episodes
 from res_repro.res.dependencies import without_dependencies
 from res_repro.res.scaling import LineageResult
 from res_repro.sandbox import backend_from_config
+from res_repro.storage import read_json_record, write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +94,7 @@ class AblationRecords:
     conditions: list[str]
     episodes: list[EpisodeRecord]  # every episode, in run order
     failed: FailedAgents = field(default_factory=FailedAgents)
+    removals: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # task id -> w/o deps' summary
 
 
 Item = TypeVar("Item")
@@ -126,29 +131,46 @@ def ablation_cohort(lineages: list[LineageResult], size: int, min_depth: int) ->
     return [lineage for lineage in lineages if id(lineage) in chosen]
 
 
-def without_dependencies_task(cfg: DictConfig, lineage: LineageResult) -> Task:
-    """The last environment with the dependency relations between its changes removed, each change kept
-    (see ``res_repro.res.dependencies``; built once per node and seed, then reused)."""
+REMOVAL_KEYS = ("composed", "prerequisites", "kept", "dropped", "failed_checks")
+"""What a w/o dependencies summary holds (``WithoutDependencies.summary``): operators and failed checks."""
+
+
+def _removal_summary(data: Any) -> dict[str, list[str]]:
+    return {key: [str(item) for item in data[key]] for key in REMOVAL_KEYS}
+
+
+def without_dependencies_environment(
+    cfg: DictConfig, lineage: LineageResult
+) -> tuple[Task, dict[str, list[str]]]:
+    """The last environment with its composed changes and the work they built on removed, and what was
+    removed and kept (see ``res_repro.res.dependencies``; built once per node, hints and seed, then
+    reused with its summary, which is written before the environment is published)."""
     last = lineage.last
     dest = (
         cache_dir(cfg)
         / "ablations"
-        / "decomposed"
+        / "without-dependencies"
         / last.manifest.seed_task_id
-        / f"{last.manifest.node_id}-seed{cfg.seed}"
+        / f"{last.manifest.node_id}-{cfg.scaling.hints}-seed{cfg.seed}"
     )
-    if not dest.is_dir():
+    about = dest.with_name(f"{dest.name}.json")
+    summary = read_json_record(about, _removal_summary) if about.is_file() and dest.is_dir() else None
+    if summary is None:
+        shutil.rmtree(dest, ignore_errors=True)  # an environment without its summary is rebuilt
         dest.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=dest.parent))
         try:
-            without_dependencies(
+            history = last.manifest.history
+            rebuilt = without_dependencies(
                 lineage.nodes[0],
-                last.manifest.history,
+                history,
                 staging / "env",
                 backend=backend_from_config(plain(cfg.sandbox)),
                 seed=cfg.seed,
                 hints=cfg.scaling.hints,
             )
+            summary = rebuilt.summary(history)
+            write_json_atomic(about, summary, durable=False)
             try:
                 (staging / "env").rename(dest)
             except OSError:  # another process of a parallel run published the same environment first
@@ -156,7 +178,12 @@ def without_dependencies_task(cfg: DictConfig, lineage: LineageResult) -> Task:
                     raise
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-    return load_copy(last.task, dest)
+    return load_copy(last.task, dest), summary
+
+
+def without_dependencies_task(cfg: DictConfig, lineage: LineageResult) -> Task:
+    """The last environment of :func:`without_dependencies_environment`."""
+    return without_dependencies_environment(cfg, lineage)[0]
 
 
 def rebuild_config(cfg: DictConfig, variant: str) -> DictConfig:
@@ -176,17 +203,19 @@ def rebuilt(cfg: DictConfig, variant: str, tasks: list[Task], depths: list[int])
 
 def ablation_environments(
     cfg: DictConfig, tasks: list[Task], lineages: list[LineageResult]
-) -> tuple[dict[str, list[Task]], list[int]]:
-    """Every condition's environments for the cohort's tasks and saved lineages, and their planned depths."""
+) -> tuple[dict[str, list[Task]], list[int], list[dict[str, list[str]]]]:
+    """Every condition's environments for the cohort's tasks and saved lineages, their planned depths,
+    and what w/o dependencies removed from each."""
     depths = [lineage.last.manifest.depth for lineage in lineages]
+    decomposed = [without_dependencies_environment(cfg, lineage) for lineage in lineages]
     found = {
         "original": [lineage.nodes[0].task for lineage in lineages],
         "saved_res": [lineage.last.task for lineage in lineages],
-        "without_dependencies": [without_dependencies_task(cfg, lineage) for lineage in lineages],
+        "without_dependencies": [task for task, _ in decomposed],
     }
     for variant in cfg.ablation.rebuilds:
         found[variant] = rebuilt(cfg, variant, tasks, depths)
-    return found, depths
+    return found, depths, [summary for _, summary in decomposed]
 
 
 def ablation_records(cfg: DictConfig) -> AblationRecords:
@@ -196,7 +225,7 @@ def ablation_records(cfg: DictConfig) -> AblationRecords:
     by_id = {task.task_id: task for task in every}
     lineages = ablation_cohort(build_lineages(cfg, every), cfg.ablation.tasks, cfg.ablation.min_planned_depth)
     tasks = [by_id[lineage.seed_task_id] for lineage in lineages]
-    found, depths = ablation_environments(cfg, tasks, lineages)
+    found, depths, removals = ablation_environments(cfg, tasks, lineages)
     conditions = [name for name in LABELS if name in found]
     requests = [
         EpisodeRequest(task, key, environment=condition)
@@ -221,6 +250,7 @@ def ablation_records(cfg: DictConfig) -> AblationRecords:
         conditions=conditions,
         failed=failed,
         episodes=episodes,
+        removals={tasks[i].task_id: removals[i] for i in keep},
     )
 
 

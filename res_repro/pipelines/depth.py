@@ -33,7 +33,7 @@ from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.pipelines.ablations import without_dependencies_task
 from res_repro.pipelines.budgets import historical_values
 from res_repro.pipelines.cells import FailedAgents, agent_label, failed_row, metric_settings, split_failed
-from res_repro.pipelines.lineage_views import child_costs, model_proposer, termination_rates
+from res_repro.pipelines.lineage_views import child_costs, lineage_notes, model_proposer, termination_rates
 from res_repro.pipelines.lineages import (
     build_lineages,
     configured_agents,
@@ -112,9 +112,9 @@ def build_depth_table(
         "episode seed).",
         f"Pass: {success_description(benchmark, settings)}.",
         "Depth d uses each seed's node at depth d, or its last node if its lineage stopped earlier.",
-        f"'{WITHOUT_DEPENDENCIES}': the last environments rebuilt from E0 with every change kept but none "
-        f"built on another (composed changes remade on the original). '{WITHOUT_INHERITANCE}': every round "
-        "extends E0 independently, to the same depth.",
+        f"'{WITHOUT_DEPENDENCIES}': the last environments with every composed change and the earlier "
+        "changes it built on removed, the other changes applied again in order on E0. "
+        f"'{WITHOUT_INHERITANCE}': every round extends E0 independently, to the same depth.",
     ]
     return table, logged
 
@@ -138,6 +138,7 @@ def run_res_depth(cfg: DictConfig) -> Table:
     settings = metric_settings(cfg)
     ran, failed = split_failed(agents, flat)
     table, metrics = build_depth_table(records, agents, settings, cfg.benchmark.name, failed)
+    table.notes += lineage_notes(lineages)
     episodes = write_episodes(flat, Path(cfg.paths.output_dir) / "episodes.jsonl")
     figures = depth_figures(cfg, records, ran, lineages, settings)
     publish(cfg, table, "res_depth", metrics, extra=[episodes], figures=figures)

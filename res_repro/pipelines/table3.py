@@ -1,7 +1,9 @@
 """Tables 3A and 3B: the component ablations, Pass@1 and Score beside the paper's.
 
-3A removes the composed dependencies (and the prerequisite work they demand) from the saved RES
-environments; 3B rebuilds lineages under matched planned depths and budgets with the full library,
+3A removes the composed dependencies and their prerequisite work from the saved RES environments (every
+change that consumed an earlier change's artifact and, transitively, the earlier changes it built on; the
+other changes stay, applied again on the original) and its notes say what was removed from each task; 3B
+rebuilds lineages under matched planned depths and budgets with the full library,
 without inheritance, and with the basic library. Both are views of ``ablation_records``; each ablation
 is compared task by task with its full RES control (exact McNemar for Pass@1, paired bootstrap for Score).
 """
@@ -129,7 +131,59 @@ def build_component_table(
         "Rebuilt variants share each task's planned depth d_i (the saved lineage's depth), the proposer, "
         f"the revision budget and one rebuild seed ({cfg.ablation.rebuild_seed}).",
     ]
+    if "without_dependencies" in part.conditions:
+        table.notes += removal_notes(data)
     return table, logged
+
+
+def _names(operators: Sequence[str]) -> str:
+    return ", ".join(operators) or "nothing"
+
+
+def _task_removal(task: str, removal: Mapping[str, Sequence[str]]) -> str:
+    """One task's part of the removal note: what went, what stayed."""
+    if removal["composed"]:
+        removed = f"removed {_names(removal['composed'])} (composed)"
+        if removal["prerequisites"]:
+            removed += f" and {_names(removal['prerequisites'])} (built on)"
+    else:
+        removed = "nothing removed (no composed change)"
+    dropped = f", left out {_names(removal['dropped'])}" if removal["dropped"] else ""
+    return f"{task}: {removed}, kept {_names(removal['kept'])}{dropped}"
+
+
+def removal_notes(data: AblationRecords) -> list[str]:
+    """What 'w/o dependencies' removed: the definition, the totals over the tasks, and each task's
+    removed and kept changes (by operator, in history order)."""
+    label = LABELS["without_dependencies"]
+    notes = [
+        f"{label}: from each saved RES environment, every composed change (one that consumed an earlier "
+        "change's artifact: a token, a record, a tool, a file) and the earlier changes it built on "
+        "(transitively) are removed; the other changes are applied again, in order, on the original "
+        "environment (the paper: removes composed dependencies and their prerequisite work)."
+    ]
+    found = [(task, data.removals[task]) for task in data.tasks if task in data.removals]
+    if not found:
+        return notes
+    composed = sum(len(r["composed"]) for _, r in found)
+    built_on = sum(len(r["prerequisites"]) for _, r in found)
+    kept = sum(len(r["kept"]) for _, r in found)
+    dropped = sum(len(r["dropped"]) for _, r in found)
+    total = composed + built_on + kept + dropped
+    extra = (
+        f"; {dropped} change(s) to keep no longer applied without the removed ones, left out"
+        if dropped
+        else ""
+    )
+    failing = [task for task, r in found if r["failed_checks"]]
+    if failing:
+        extra += f"; the rebuilt environment fails its checks for {', '.join(failing)}"
+    notes.append(
+        f"Over the {len(found)} task{'s' if len(found) != 1 else ''}, {composed + built_on} of {total} "
+        f"changes were removed ({composed} composed, {built_on} they built on) and {kept} kept{extra}. "
+        "Per task: " + "; ".join(_task_removal(task, r) for task, r in found) + "."
+    )
+    return notes
 
 
 def run_component_table(cfg: DictConfig, name: str) -> Table:
