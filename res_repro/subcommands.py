@@ -208,6 +208,28 @@ def _view(argv: list[str]) -> int:
     return 0
 
 
+def _lineages(argv: list[str]) -> int:
+    """Summarise a lineage store: accepted changes by family, operator and depth, composition, and seeds."""
+    import json
+
+    from res_repro.config import project_root
+    from res_repro.pipelines.lineage_summary import summarise
+
+    parser = argparse.ArgumentParser(prog="res-repro lineages", description=_lineages.__doc__)
+    parser.add_argument(
+        "store",
+        type=Path,
+        nargs="?",
+        default=Path(project_root()) / ".cache" / "lineages",
+        help="a lineage store; default: the checkout's .cache/lineages",
+    )
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    args = parser.parse_args(argv)
+    summary = summarise(args.store)
+    print(json.dumps(summary.to_dict(), indent=2) if args.json else summary.to_markdown().rstrip("\n"))
+    return 0
+
+
 def _clean_stale(argv: list[str]) -> int:
     """Remove what killed runs left behind (processes, mounts, folders, cgroups, containers, volumes)."""
     from res_repro.sandbox.stale import clean_stale
@@ -226,5 +248,6 @@ SUBCOMMANDS = {
     "view": _view,
     "export-sft": _export_sft,
     "export-harbor": _export_harbor,
+    "lineages": _lineages,
     "clean-stale": _clean_stale,
 }
