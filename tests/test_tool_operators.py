@@ -8,6 +8,7 @@ Composition, determinism, schema validation and a short recursive scaling run ar
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import shutil
 from collections import Counter
@@ -265,3 +266,23 @@ def test_a_session_opener_from_one_change_is_broken_by_a_later_one(claw, tmp_pat
     assert params["tool"] == opened["open_tool"] and params["composed"] == f"session:{opened['open_tool']}"
     assert any(e.how.startswith("composed:") for e in edges)
     _assert_valid_child(sessions, child, tmp_path)
+
+
+# Params of a change the environment never shows an agent: the reference adapter must not need them.
+HIDDEN = {
+    "move_to_attachment": ("attachments",),
+    "encode_field": ("scheme", "shift", "codec", "only"),
+    "superseded_copies": ("copies", "factor", "overrides"),
+}
+
+
+@pytest.mark.parametrize(("operator", "task_id", "seed"), [p for p in PINNED if p[0] in HIDDEN])
+def test_the_reference_adapter_works_from_what_the_environment_shows(claw, tmp_path, operator, task_id, seed):
+    child, _, _, _ = _child(claw[task_id], tmp_path / "child", operator, seed, hints="realistic")
+    adapters_file = child.path / "solution" / "adapters.json"
+    entries = json.loads(adapters_file.read_text())
+    for entry in entries:
+        for name in HIDDEN.get(entry["operator"], ()):
+            entry["params"][name] = None  # the hidden values are gone; what is visible must do
+    adapters_file.write_text(json.dumps(entries))
+    assert _score(load_tool_task(child.path)) == 1.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from typing import Any, ClassVar
 
 from res_repro.env.formats.tool_api import ToolDef, ToolDraft
@@ -50,6 +51,8 @@ from res_repro.res.operators.tool_common import (
     unique_ids,
     written_fields,
 )
+
+QUOTED = re.compile(r"'([^']+)'")  # the id a record's note names, as in "encoded with codec 'CODEC-1a2b3c'"
 
 
 def _paged(call: Call, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -411,15 +414,17 @@ class MoveToAttachment(ToolOperator):
         return f"attachments missing: {missing}" if missing else None
 
     def adapt(self, call: Call, params: dict[str, Any]) -> Call:
-        """Put each attachment's content back into the records that point to it."""
-        tools, field, key = frozenset(params["tools"]), params["field"], params["key"]
+        """Put each attachment's content back into the records whose ``attached_fields`` note says the
+        field is stored as an attachment (the id it holds is the attachment's, as the records show)."""
+        tools, field = frozenset(params["tools"]), params["field"]
         attachment_tool = f"{params['service']}_get_attachment"
         contents: dict[str, Any] = {}
 
         def restore(record: dict[str, Any]) -> dict[str, Any]:
-            attachment = params["attachments"].get(str(record.get(key)))
-            if attachment is None or record.get(field) != attachment:
+            notes = record.get("attached_fields")
+            if not isinstance(notes, dict) or field not in notes or not isinstance(record.get(field), str):
                 return record
+            attachment = record[field]
             if attachment not in contents:
                 contents[attachment] = body_field(call(attachment_tool, attachment_id=attachment), "content")
             restored = {**record, field: contents[attachment]}
@@ -537,19 +542,23 @@ class EncodeField(ToolOperator):
         )
 
     def adapt(self, call: Call, params: dict[str, Any]) -> Call:
-        """Read the codec once, then decode the field wherever the records say it is encoded."""
-        tools, field, codec_id = frozenset(params["tools"]), params["field"], params["codec"]
-        codec: dict[str, Any] = {}
+        """Read the codec the records name once, then decode the field with the scheme and key the codec
+        record states, wherever the records say it is encoded."""
+        tools, field = frozenset(params["tools"]), params["field"]
+        codecs: dict[str, dict[str, Any]] = {}
 
         def decode(record: dict[str, Any]) -> dict[str, Any]:
             notes = record.get("encoded_fields")
-            if not isinstance(notes, dict) or codec_id not in str(notes.get(field, "")):
+            named = QUOTED.search(str(notes.get(field, ""))) if isinstance(notes, dict) else None
+            if named is None:
                 return record
-            if not codec:
-                codec.update(call(f"{params['service']}_get_codec", codec_id=codec_id))
-            if (codec.get("scheme"), codec.get("shift")) != (params["scheme"], params["shift"]):
-                raise failure(f"codec {codec_id} no longer states {params['scheme']}/{params['shift']}")
-            decoded = {**record, field: decode_value(params["scheme"], params["shift"], record[field])}
+            codec_id = named.group(1)
+            if codec_id not in codecs:
+                codecs[codec_id] = call(f"{params['service']}_get_codec", codec_id=codec_id)
+            codec = codecs[codec_id]
+            if codec.get("scheme") not in (*TEXT_SCHEMES, *NUMBER_SCHEMES) or not codec.get("shift"):
+                raise failure(f"codec {codec_id} states no known scheme and key: {codec}")
+            decoded = {**record, field: decode_value(codec["scheme"], int(codec["shift"]), record[field])}
             rest = {k: v for k, v in notes.items() if k != field}
             if rest:
                 decoded["encoded_fields"] = rest
