@@ -115,17 +115,7 @@ class ClawEvalLiveDraft:
         port = int(match["port"]) if match else -1
         service = next((s.name for s in self.spec.services if s.port == port), "http")
         operation = operation_of(name)
-        held = self.task_records.get(service)
-        if not held:
-            return ToolDef(
-                name=name,
-                description=tool.description,
-                input_schema=tool.input_schema,
-                service=service,
-                operation=operation,
-                collection=name,
-            )
-        collection, records = next(iter(held.items()))
+        collection, records = next(iter(self.task_records.get(service, {}).items()), (name, []))
         return ToolDef(
             name=name,
             description=tool.description,
@@ -133,7 +123,7 @@ class ClawEvalLiveDraft:
             service=service,
             operation=operation,
             collection=collection,
-            id_field=_id_argument(tool.input_schema, records) if operation == "get" else "id",
+            id_field=_id_argument(tool.input_schema, records) if operation == "get" and records else "id",
         )
 
     def collection(self, service: str, name: str) -> list[dict[str, Any]]:
