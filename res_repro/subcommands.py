@@ -212,7 +212,7 @@ def _lineages(argv: list[str]) -> int:
     """Summarise a lineage store: accepted changes by family, operator and depth, composition, and seeds."""
     import json
 
-    from res_repro.config import project_root
+    from res_repro.config import compose_config
     from res_repro.pipelines.lineage_summary import summarise
 
     parser = argparse.ArgumentParser(prog="res-repro lineages", description=_lineages.__doc__)
@@ -220,12 +220,11 @@ def _lineages(argv: list[str]) -> int:
         "store",
         type=Path,
         nargs="?",
-        default=Path(project_root()) / ".cache" / "lineages",
-        help="a lineage store; default: the checkout's .cache/lineages",
+        help="a lineage store; default: the lineages under the config's paths.cache_dir",
     )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
-    summary = summarise(args.store)
+    summary = summarise(args.store or Path(compose_config().paths.cache_dir) / "lineages")
     print(json.dumps(summary.to_dict(), indent=2) if args.json else summary.to_markdown().rstrip("\n"))
     return 0
 
