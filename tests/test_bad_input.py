@@ -8,15 +8,12 @@ the malformed task files written by :func:`_malformed`.
 
 from __future__ import annotations
 
-import logging
 import re
-import signal
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hydra.core.global_hydra import GlobalHydra
+from cli_runs import run_in_process
 from task_factory import make_task
 from tool_factory import make_tool_task
 
@@ -188,27 +185,6 @@ def _argv(case: Case, tmp: Path, places: dict[str, str]) -> list[str]:
     return [*args, f"paths.root_dir={tmp}", *RUN]
 
 
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Run the command line in this process: its exit status, stdout and stderr."""
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE)}
-    saved = sys.argv
-    sys.argv = ["res-repro", *argv]
-    status = 0
-    try:
-        cli.main()
-    except SystemExit as exc:
-        status = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = saved
-        for number, handler in handlers.items():
-            signal.signal(number, handler)
-        GlobalHydra.instance().clear()
-        for handler in logging.root.handlers[:]:  # Hydra's, writing to this case's captured streams
-            logging.root.removeHandler(handler)
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
 @pytest.mark.parametrize("case", CASES, ids=[case.kind for case in CASES])
 def test_bad_input_gives_one_line_and_a_non_zero_exit(
     case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -216,7 +192,7 @@ def test_bad_input_gives_one_line_and_a_non_zero_exit(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     places = _malformed(tmp_path / "tasks")
-    status, out, err = _run(_argv(case, tmp_path, places), capsys)
+    status, out, err = run_in_process(_argv(case, tmp_path, places), capsys)
     assert "Traceback" not in out + err, err
     assert status == case.status, out + err
     if case.status == 1:  # validate: one UNREADABLE line for the bad task, then the count

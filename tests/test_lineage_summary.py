@@ -11,14 +11,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import signal
-import sys
 from pathlib import Path
 
 import pytest
+from cli_runs import run_in_process
 from tool_factory import make_tool_task
 
-from res_repro import cli
 from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.pipelines.lineage_summary import composed_on
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
@@ -123,25 +121,8 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp / "lineages"
 
 
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """``res-repro ARGV`` in this process: its exit status, stdout and stderr."""
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE)}
-    saved, sys.argv = sys.argv, ["res-repro", *argv]
-    status = 0
-    try:
-        cli.main()
-    except SystemExit as exc:
-        status = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        sys.argv = saved
-        for number, handler in handlers.items():
-            signal.signal(number, handler)
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
 def test_the_json_counts_changes_by_family_operator_and_depth(store, capsys):
-    status, out, err = _run(["lineages", str(store), "--json"], capsys)
+    status, out, err = run_in_process(["lineages", str(store), "--json"], capsys)
     assert status == 0, err
     data = json.loads(out)
     assert (data["changes"], data["children"]) == (5, 4)
@@ -167,7 +148,7 @@ def test_the_json_counts_changes_by_family_operator_and_depth(store, capsys):
 
 
 def test_composition_says_what_each_composed_change_built_on(store, capsys):
-    data = json.loads(_run(["lineages", str(store), "--json"], capsys)[1])
+    data = json.loads(run_in_process(["lineages", str(store), "--json"], capsys)[1])
     assert data["composition"] == {
         "composed": 2,
         "rate": 0.4,
@@ -180,7 +161,7 @@ def test_composition_says_what_each_composed_change_built_on(store, capsys):
 
 
 def test_seeds_reach_their_depths_and_the_unscaled_one_says_why(store, capsys):
-    seeds = json.loads(_run(["lineages", str(store), "--json"], capsys)[1])["seeds"]
+    seeds = json.loads(run_in_process(["lineages", str(store), "--json"], capsys)[1])["seeds"]
     assert (seeds["count"], seeds["with_depth_1_child"]) == (3, 2)
     assert seeds["depth_reached"] == {"alpha": 2, "beta": 2, "gamma": 0}
     [gamma] = seeds["unscaled"]
@@ -196,7 +177,7 @@ def test_seeds_reach_their_depths_and_the_unscaled_one_says_why(store, capsys):
 
 
 def test_the_table_shows_the_same_counts(store, capsys):
-    status, out, _ = _run(["lineages", str(store)], capsys)
+    status, out, _ = run_in_process(["lineages", str(store)], capsys)
     assert status == 0
     assert (
         "3 seed(s), 2 with a child at depth 1, 1 unscaled; 4 accepted children, 5 accepted change(s), " in out
@@ -224,7 +205,7 @@ def test_a_composed_edge_into_an_earlier_artifact_is_read_from_its_dependent_end
 
 def test_summarising_leaves_the_store_as_it_was(store, capsys):
     before = sorted(p.relative_to(store) for p in store.rglob("*"))
-    _run(["lineages", str(store)], capsys)
+    run_in_process(["lineages", str(store)], capsys)
     assert sorted(p.relative_to(store) for p in store.rglob("*")) == before
 
 
@@ -238,7 +219,7 @@ def test_summarising_leaves_the_store_as_it_was(store, capsys):
     ids=["missing", "not a store", "a file"],
 )
 def test_a_folder_that_is_not_a_store_is_one_line(make, says, tmp_path, capsys):
-    status, out, err = _run(["lineages", str(make(tmp_path))], capsys)
+    status, out, err = run_in_process(["lineages", str(make(tmp_path))], capsys)
     assert status == 2 and not out and "Traceback" not in err
     [line] = err.strip().splitlines()
     assert line.startswith("error: ") and re.search(says, line), line
@@ -248,11 +229,11 @@ def test_a_corrupt_manifest_is_one_line_naming_it(store, tmp_path, capsys):
     copy = Path(shutil.copytree(store, tmp_path / "lineages"))
     manifest = next((copy / "beta").glob(f"*/{MANIFEST}"))
     manifest.write_text(manifest.read_text()[:40])
-    status, out, err = _run(["lineages", str(copy)], capsys)
+    status, out, err = run_in_process(["lineages", str(copy)], capsys)
     assert status == 2 and not out
     [line] = err.strip().splitlines()
     assert line.startswith(f"error: {manifest}: unreadable (") and "expected a node manifest" in line
     assert manifest.is_file()  # reported, not moved aside
     manifest.write_text(json.dumps({"node_id": "x"}))
-    [line] = _run(["lineages", str(copy)], capsys)[2].strip().splitlines()
+    [line] = run_in_process(["lineages", str(copy)], capsys)[2].strip().splitlines()
     assert line.startswith(f"error: {manifest}: damaged (KeyError") and "expected a node manifest" in line
