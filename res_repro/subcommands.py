@@ -1,5 +1,5 @@
 """The plain subcommands of ``res-repro`` (``check``, ``validate``, ``view``, ``export-sft``,
-``export-harbor``, ``clean-stale``), by name in :data:`SUBCOMMANDS`. Each parses its own arguments
+``export-harbor``, ``lineages``, ``operators``, ``clean-stale``), by name in :data:`SUBCOMMANDS`. Each parses its own arguments
 and returns an exit status; bad input raises :class:`~res_repro.errors.UserInputError`. Each imports
 what it needs when it runs, so ``res-repro --help`` and the Hydra runs stay quick to start.
 """
@@ -229,6 +229,23 @@ def _lineages(argv: list[str]) -> int:
     return 0
 
 
+def _operators(argv: list[str]) -> int:
+    """Count, for every operator, the tasks of TARGET whose original environment it would change."""
+    from res_repro.evaluation.check import LoadFailure
+    from res_repro.pipelines.operator_reach import operator_reach
+
+    parser = argparse.ArgumentParser(prog="res-repro operators", description=_operators.__doc__)
+    _target_arguments(parser)
+    args = parser.parse_args(argv)
+    found = _targets(args)
+    failed = [t for t in found if isinstance(t, LoadFailure)]
+    reach = operator_reach(t for t in found if not isinstance(t, LoadFailure))
+    print(reach.table().to_markdown().rstrip("\n"))
+    if failed:
+        print(f"\n{len(failed)} task(s) of {args.target} did not load (res-repro validate lists why)")
+    return 0
+
+
 def _clean_stale(argv: list[str]) -> int:
     """Remove what killed runs left behind (processes, mounts, folders, cgroups, containers, volumes)."""
     from res_repro.sandbox.stale import clean_stale
@@ -248,5 +265,6 @@ SUBCOMMANDS = {
     "export-sft": _export_sft,
     "export-harbor": _export_harbor,
     "lineages": _lineages,
+    "operators": _operators,
     "clean-stale": _clean_stale,
 }

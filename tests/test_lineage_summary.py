@@ -18,7 +18,7 @@ from cli_runs import run_in_process
 from tool_factory import make_tool_task
 
 from res_repro.env.formats.tool_api import load_tool_task
-from res_repro.pipelines.lineage_summary import composed_on
+from res_repro.pipelines.lineage_summary import composed_on, is_task_content
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
 from res_repro.res.lineage import MANIFEST, LineageStore, Manifest, Node, node_id
 from res_repro.res.operators.base import Application
@@ -152,8 +152,8 @@ def test_composition_says_what_each_composed_change_built_on(store, capsys):
     assert data["composition"] == {
         "composed": 2,
         "rate": 0.4,
-        "on_task_content": 1,  # encode_field on the vault record
-        "on_harness_added": 1,  # call_quota on the listing tool
+        "on_task_content": 0,
+        "on_harness_added": 2,  # encode_field on the vault record (machinery), call_quota on a listing tool
         "on_both": 0,
         "by_node_kind": {"record": 1, "tool": 1},
         "records_by_collection": {"vault/secrets": 1},
@@ -185,7 +185,7 @@ def test_the_table_shows_the_same_counts(store, capsys):
     assert "| information_access | 2 | 40.0% | 1 | 50.0% |" in out
     assert "| execution_dependencies | 3 | 60.0% | 1 | 33.3% |" in out
     assert "| resource_relations | 0 | 0.0% | 0 | n/a |" in out
-    assert "| task content | 1 | 50.0% |" in out and "| harness-added | 1 | 50.0% |" in out
+    assert "| task content | 0 | 0.0% |" in out and "| harness-added | 2 | 100.0% |" in out
     assert "| gamma | 0 | 0 | last candidate (archive_records, depth 1, revision 1) failed" in out
     assert "| alpha | 2 | 2 |  |" in out
 
@@ -237,3 +237,19 @@ def test_a_corrupt_manifest_is_one_line_naming_it(store, tmp_path, capsys):
     manifest.write_text(json.dumps({"node_id": "x"}))
     [line] = run_in_process(["lineages", str(copy)], capsys)[2].strip().splitlines()
     assert line.startswith(f"error: {manifest}: damaged (KeyError") and "expected a node manifest" in line
+
+
+@pytest.mark.parametrize(
+    ("node", "content"),
+    [
+        ("record:directory/messages_from/FR-1a2b3c#from", True),  # a party the task's records name
+        ("record:gmail/attachments/ATT-1", True),  # a field moved out of the task's records
+        ("file:notes/plan.md", True),
+        ("record:vault/secrets/crm-token#token", False),
+        ("record:crm/codecs/CODEC-1#scheme", False),
+        ("record:crm/customers_aliases/C1#alias", False),
+        ("tool:crm_list_customers", False),
+    ],
+)
+def test_task_content_is_the_task_data_not_the_machinery(node, content):
+    assert is_task_content(node) is content

@@ -12,6 +12,7 @@ import functools
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from res_repro.env.tools import Handler, Middleware, ToolCall, ToolResponse, ToolSpec, error
 from res_repro.errors import UserInputError
@@ -786,6 +787,90 @@ class BrokenTool:
         )
 
 
+LINKS = "links"  # a record's links to the calls that read related resources ({relation: link})
+SELF = "self"  # the relation of a record's link to its own full representation
+
+
+def link(tool: str, arguments: Mapping[str, Any]) -> str:
+    """A link to the call that reads a resource, written the way an API writes a URL: ``tool?arg=value``."""
+    return f"{tool}?{urlencode({k: str(v) for k, v in arguments.items()})}"
+
+
+def parse_link(text: Any) -> tuple[str, dict[str, str]] | None:
+    """The tool and arguments of a :func:`link`, or None for anything else."""
+    if not isinstance(text, str) or "?" not in text:
+        return None
+    tool, _, query = text.partition("?")
+    arguments = dict(parse_qsl(query, keep_blank_values=True))
+    return (tool, arguments) if tool and arguments else None
+
+
+def _linked(record: Mapping[str, Any], relation: str, target: str) -> dict[str, Any]:
+    links = record.get(LINKS)
+    return {**record, LINKS: {**(links if isinstance(links, dict) else {}), relation: target}}
+
+
+class Summaries:
+    """List tools return record summaries (the key and a few fields) with a ``self`` link to the get
+    call that returns the whole record, as list endpoints of real APIs do (ids and titles only).
+
+    Params: ``tools`` (list tools), ``key`` (the records' key field), ``keep`` (the other fields a
+    summary shows), ``get_tool`` and ``argument`` (its id argument).
+    """
+
+    name = "summaries"
+    tools: Sequence[ToolSpec] = ()
+
+    def __init__(self, params: Mapping[str, Any], seed: int) -> None:
+        self.targets = frozenset(params["tools"])
+        self.key, self.keep = str(params["key"]), (str(params["key"]), *params["keep"], LINKS)
+        self.get_tool, self.argument = str(params["get_tool"]), str(params["argument"])
+
+    def __call__(self, call: ToolCall, forward: Handler) -> ToolResponse:
+        """Forward, then cut each listed record down to its summary."""
+        response = forward(call)
+        if call.tool not in self.targets or response.is_error or records_key(response.body) is None:
+            return response
+        return _rewritten(response, self._summary)
+
+    def _summary(self, record: dict[str, Any]) -> dict[str, Any]:
+        if self.key not in record:
+            return record
+        summary = {name: record[name] for name in self.keep if name in record}
+        return _linked(summary, SELF, link(self.get_tool, {self.argument: record[self.key]}))
+
+
+class References:
+    """A field naming a party (a sender, an owner, a vendor) holds the id of a directory entry instead,
+    with a link to the call that reads the entry, as APIs that return ``user: "U123"`` do.
+
+    Params: ``tools`` (every tool that returns the records), ``field``, ``refs`` ({value: entry id}),
+    ``tool`` (the directory's get tool) and ``argument`` (its id argument).
+    """
+
+    name = "references"
+    tools: Sequence[ToolSpec] = ()
+
+    def __init__(self, params: Mapping[str, Any], seed: int) -> None:
+        self.targets = frozenset(params["tools"])
+        self.field, self.refs = str(params["field"]), dict(params["refs"])
+        self.tool, self.argument = str(params["tool"]), str(params["argument"])
+
+    def __call__(self, call: ToolCall, forward: Handler) -> ToolResponse:
+        """Forward, then replace the field's values by their entries' ids."""
+        response = forward(call)
+        if call.tool not in self.targets or response.is_error:
+            return response
+        return _rewritten(response, self._referenced)
+
+    def _referenced(self, record: dict[str, Any]) -> dict[str, Any]:
+        value = record.get(self.field)
+        if not isinstance(value, str) or value not in self.refs:
+            return record
+        entry = self.refs[value]
+        return _linked({**record, self.field: entry}, self.field, link(self.tool, {self.argument: entry}))
+
+
 MiddlewareFactory = Callable[[Mapping[str, Any], int], Middleware]
 
 MIDDLEWARE: dict[str, MiddlewareFactory] = {
@@ -805,6 +890,8 @@ MIDDLEWARE: dict[str, MiddlewareFactory] = {
         Quota,
         ExportJobs,
         BrokenTool,
+        Summaries,
+        References,
     )
 }
 

@@ -10,11 +10,12 @@ stored is counted, whatever run grew it (a store shared by runs with other setti
   family, operator and depth are the application's and its node's.
 - A change **composes** when it consumed an earlier change's artifact (:attr:`Application.composes`). The
   artifact is the end of its ``composed:`` edge that an earlier change of the lineage had put in the
-  graph. It is **task content** when it is a record in the task's services' data (``record:``) or a file
-  of its workspace (``file:``) that an earlier change touched, and a **harness-added** artifact otherwise
-  (``token:``, ``session:``, ``tool:``, ``bulk:``, ``alias:``, ``job:``, ...). The record nodes the
-  operator library leaves today are records its changes put in the services' data (a vault secret, a
-  codec, an alias map), so the records composed on are also counted by service and collection.
+  graph. It is **task content** when it is a record holding the task's data (``record:``: a directory
+  entry of a party the records name, an attachment holding a moved field) or a file of its workspace
+  (``file:``) that an earlier change touched, and a **harness-added** artifact otherwise (a record of the
+  machinery changes add, such as a vault secret, a codec or an alias map, and ``token:``, ``session:``,
+  ``tool:``, ``bulk:``, ``alias:``, ``job:``, ...). The records composed on are also counted by service
+  and collection.
 - A seed is **unscaled** when it has no accepted child. The store keeps no stop reason of its own, so the
   reason is read from what it records: the last rejected candidate's first failed check and its detail
   (no valid child within the revision budget); else, when the target's attempts at the seed are recorded
@@ -36,6 +37,7 @@ from res_repro.reporting.tables import Table
 from res_repro.res.graph import GOAL, OBSERVATION
 from res_repro.res.lineage import IDENTITY_HASH, MANIFEST, REJECTED, Manifest, identity_hash
 from res_repro.res.operators.base import Application, Family
+from res_repro.res.operators.tool_common import holds_task_data
 from res_repro.storage import CORRUPT, DAMAGED_RECORD
 
 TASK_CONTENT = ("record", "file")  # kinds of graph node that are task content (records, workspace files)
@@ -64,7 +66,7 @@ class Change:
         """What it composed on: ``task content``, ``harness-added``, ``both``, or None when not composed."""
         if not self.composed_on:
             return None
-        content = {node_kind(node) in TASK_CONTENT for node in self.composed_on}
+        content = {is_task_content(node) for node in self.composed_on}
         return "both" if len(content) == 2 else "task content" if content == {True} else "harness-added"
 
 
@@ -212,6 +214,15 @@ class LineageSummary:
             seeds_table.add_row(seed.seed, seed.children, seed.depth, why)
         tables = [families, operators, depths, composed, seeds_table]
         return "\n".join([*lines, *(t.to_markdown() for t in tables)])
+
+
+def is_task_content(node: str) -> bool:
+    """True for a graph node that is task content: a workspace file, or a record holding the task's data
+    (not the machinery a change added, such as a vault secret, a codec or an alias map)."""
+    kind = node_kind(node)
+    if kind == "record":
+        return holds_task_data(record_collection(node).partition("/")[2])
+    return kind in TASK_CONTENT
 
 
 def node_kind(node: str) -> str:

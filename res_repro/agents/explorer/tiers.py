@@ -15,6 +15,7 @@ class Skill(StrEnum):
     READ_HINTS = "read_hints"  # turn an error's `hint` into a call when it names a tool and arguments
     POLICIES = "policies"  # read the *_list_policies tools first and drop records their rules exclude
     POLL = "poll"  # poll an asynchronous job until it has finished, then fetch its result
+    FOLLOW_LINKS = "follow_links"  # read what a record's links point to (a whole record, a party's entry)
     RESOLVE = "resolve"  # fetch record fields kept elsewhere (attachments) and decode encoded ones
     INVESTIGATE = "investigate"  # shell: after a failed step, look around, read notes, run what they say
     ORIENT = "orient"  # shell: tidy the workspace before running the plan, as after a failure
@@ -39,7 +40,7 @@ BASIC = Tier("explorer-basic", budget=20, skills=frozenset())
 STANDARD = Tier(
     "explorer-standard",
     budget=40,
-    skills=frozenset({Skill.RETRY, Skill.PAGINATE, Skill.FOLLOW_NEXT, Skill.INVESTIGATE}),
+    skills=frozenset({Skill.RETRY, Skill.PAGINATE, Skill.FOLLOW_NEXT, Skill.FOLLOW_LINKS, Skill.INVESTIGATE}),
     recoveries_per_call=4,
 )
 EXPERT = Tier("explorer-expert", budget=100, skills=frozenset(Skill), recoveries_per_call=8)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -28,6 +28,7 @@ from res_repro.agents.explorer.policies import POLICY_TOOL_SUFFIX, Rule, apply_r
 from res_repro.agents.explorer.tiers import Skill, Tier
 from res_repro.agents.explorer.trace import Trace
 from res_repro.env.formats.tool_api import ToolError
+from res_repro.env.middleware import LINKS, SELF, map_records, parse_link
 from res_repro.env.tools import ToolResponse, ToolSpec
 
 TRANSIENT_STATUSES = frozenset({429, 503})
@@ -127,15 +128,6 @@ def _shared_prefix(a: str, b: str) -> int:
     return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
-def map_records(body: Any, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
-    """``body`` with ``change`` applied to each record of its ``items``, or to the body as one record."""
-    if not isinstance(body, dict):
-        return body
-    if isinstance(body.get("items"), list):
-        return {**body, "items": [change(r) if isinstance(r, dict) else r for r in body["items"]]}
-    return change(body)
-
-
 class AdaptiveClient:
     """The ``call`` handed to a tool-API plan, with the recovery skills of one tier."""
 
@@ -157,6 +149,8 @@ class AdaptiveClient:
         if response.is_error:
             _refuse(response)
         body = self.all_pages(tool, merged, response.body)
+        if self.tier.has(Skill.FOLLOW_LINKS):
+            body = map_records(body, self.follow_links)
         if self.tier.has(Skill.RESOLVE):
             body = map_records(body, self.resolve_fields)
         return apply_rules(body, self.rules)
@@ -462,6 +456,31 @@ class AdaptiveClient:
             else:
                 resolved.pop(marker)
         return resolved
+
+    def follow_links(self, record: dict[str, Any]) -> dict[str, Any]:
+        """The record with what its links point to read in: the whole record behind a ``self`` link (its
+        own links followed in turn), a field's value from the entry its link names."""
+        links = record.get(LINKS)
+        if not isinstance(links, dict):
+            return record
+        updated, left = {k: v for k, v in record.items() if k != LINKS}, {}
+        for relation, target in links.items():
+            parsed = parse_link(target)
+            outcome = None
+            if parsed is not None and parsed[0] in self.specs and (relation == SELF or relation in record):
+                outcome = self.follow(Step(*parsed), 0, fresh=False)
+            if outcome is None or outcome.is_error or not isinstance(outcome.body, dict):
+                left[relation] = target
+            elif relation == SELF:
+                whole = {k: v for k, v in outcome.body.items() if k != LINKS}
+                own = outcome.body.get(LINKS)
+                updated.update(whole)
+                if isinstance(own, dict):
+                    updated = self.follow_links({**updated, LINKS: own})
+            else:
+                found, value = self._value_from(outcome.body, relation, record[relation])
+                updated[relation] = value if found else record[relation]
+        return {**updated, LINKS: left} if left else updated
 
     @staticmethod
     def _value_from(source: Mapping[str, Any], field: str, value: Any) -> tuple[bool, Any]:

@@ -8,7 +8,9 @@ from typing import Any, ClassVar
 
 from res_repro.env.formats.tool_api import ToolDef, ToolDraft
 from res_repro.env.middleware import (
+    LINKS,
     NUMBER_SCHEMES,
+    SELF,
     TEXT_SCHEMES,
     decode_value,
     map_records,
@@ -35,6 +37,7 @@ from res_repro.res.operators.tool_common import (
     key_field,
     layer_tools,
     list_tools,
+    listed_collections,
     nullable,
     original_tools,
     pick_field,
@@ -43,6 +46,7 @@ from res_repro.res.operators.tool_common import (
     record_nodes,
     record_tools,
     released_tools,
+    resolve_links,
     rewritten_fields,
     strict,
     string_array,
@@ -584,3 +588,75 @@ def _instructions(scheme: str, shift: int) -> str:
             f"{shift} to decode."
         )
     return f"Numbers are stored multiplied by {shift}; divide by {shift} to decode."
+
+
+TITLE_FIELDS = ("subject", "title", "name", "summary")  # what a summary shows beside the key
+
+
+class SummaryListing(ToolOperator):
+    """List tools return summaries: the key, a title and a link to the get call with the whole record."""
+
+    name = "summary_listing"
+    family = Family.INFORMATION_ACCESS
+    description = (
+        "The list tools of a collection (`tools`) return each record as a summary (its `key` and the "
+        "`keep` fields) with a `links.self` call to `get_tool`, which returns the whole record."
+    )
+    params_schema: ClassVar[dict[str, Any]] = strict(
+        {
+            "service": {"type": "string"},
+            "collection": {"type": "string"},
+            "key": {"type": "string"},
+            "keep": {"type": "array", "items": {"type": "string"}},
+            "tools": string_array(),
+            "get_tool": {"type": "string"},
+        }
+    )
+
+    def propose(self, draft: ToolDraft, graph: DependencyGraph, rng: random.Random) -> dict[str, Any] | None:
+        """Pick a listed collection whose listings show more than a summary would."""
+        candidates = []
+        for service, collection, key, tools, getter in listed_collections(draft, "summaries"):
+            fields = set(draft.fixtures[service][collection][0])
+            keep = [name for name in TITLE_FIELDS if name in fields][:1]
+            if fields - {key, *keep}:
+                candidates.append((service, collection, key, keep, tools, getter))
+        if not candidates:
+            return None
+        service, collection, key, keep, tools, getter = rng.choice(candidates)
+        listers = [name for name in tools if tool(draft, name).operation in ("list", "search")] or tools
+        return {
+            "service": service,
+            "collection": collection,
+            "key": key,
+            "keep": keep,
+            "tools": listers,
+            "get_tool": getter.name,
+        }
+
+    def apply(self, draft: ToolDraft, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
+        """Add the layer that cuts listed records down to summaries."""
+        shown = ", ".join([params["key"], *params["keep"]])
+        docs = (
+            f"Returns summaries ({shown}); the whole record is at its {LINKS}.{SELF} "
+            f"(a {params['get_tool']} call)."
+        )
+        layer = {**{k: params[k] for k in ("tools", "key", "keep", "get_tool")}, "argument": params["key"]}
+        add_outer_layer(draft, "summaries", layer, dict.fromkeys(params["tools"], docs))
+        draft.add_adapter(self.name, {})
+        details = f"details:{params['service']}/{params['collection']}"
+        return [
+            Edge(OBSERVATION, f"tool:{params['get_tool']}", "each summary links to the get call"),
+            Edge(f"tool:{params['get_tool']}", details, "the get returns the whole record"),
+            Edge(details, GOAL, "the fields a summary leaves out"),
+        ]
+
+    def applied(self, draft: ToolDraft, params: dict[str, Any]) -> str | None:
+        """The layer is in the stack."""
+        ok = has_layer(draft, "summaries", tools=params["tools"], get_tool=params["get_tool"])
+        return None if ok else f"no summaries layer on {params['tools']}"
+
+    def adapt(self, call: Call, params: dict[str, Any]) -> Call:
+        """Read the whole record behind every summary's ``self`` link (what the listing shows; the
+        change's own params are not used)."""
+        return resolve_links(call, lambda relation: relation == SELF)

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from res_repro.env.formats.tool_api import MiddlewareDef, ToolDef, ToolDraft, ToolError
-from res_repro.env.middleware import GUIDED, REALISTIC
+from res_repro.env.middleware import GUIDED, LINKS, REALISTIC, SELF, map_records, parse_link
 from res_repro.env.tools import ToolResponse
 from res_repro.res.graph import DependencyGraph
-from res_repro.res.operators.base import Operator
+from res_repro.res.operators.base import Call, Operator
 
 LIST_OPERATIONS = frozenset({"list", "search"})
 READ_OPERATIONS = frozenset({"list", "search", "get"})
@@ -37,8 +37,10 @@ MIDDLEWARE_TOOL_PARAMS = (
 STAND_IN_LAYERS = {"retired_tools": "tools", "export_jobs": "tool", "quota": "tool", "archive": "tool"}
 # The param naming the tool that then delivers the records (retired tools are replaced by a new one).
 STAND_IN_TOOLS = {"export_jobs": "result_tool", "quota": "bulk_tool", "archive": "archive_tool"}
-REWRITE_LAYERS = ("attachments", "encoded_fields")
-NOTE_FIELDS = frozenset({"attached_fields", "encoded_fields", "record_state", "superseded_by", "revision"})
+REWRITE_LAYERS = ("attachments", "encoded_fields", "references")
+NOTE_FIELDS = frozenset(
+    {"attached_fields", "encoded_fields", "record_state", "superseded_by", "revision", "links"}
+)
 DATE_LIKE = re.compile(r"^\d|^\s*$")  # dates, times, numbers in text: programs parse them
 ID_LIKE = re.compile(r"^[A-Za-z]+[-_]?\d+$|@")
 Schema = dict[str, Any]
@@ -374,6 +376,56 @@ def other_values(
     return overrides
 
 
+def listed_collections(draft: ToolDraft, layer: str) -> list[tuple[str, str, str, list[str], ToolDef]]:
+    """(service, collection, key, list tools, get tool) for released listed collections addressed by a key.
+
+    The list tools are those whose items show the key, with the tools that deliver their results
+    instead. Collections whose listings already have ``layer``, or whose records use a field these
+    changes add (``revision``, ``record_state``, ...), are left out.
+    """
+    done = layer_tools(draft, layer)
+    released = released_tools(draft)
+    found = []
+    for service, collection in sorted({(t.service, t.collection) for t in released}):
+        key = key_field(draft, service, collection)
+        if key is None or any(NOTE_FIELDS.intersection(r) for r in draft.fixtures[service][collection]):
+            continue
+        listers = [
+            t.name
+            for t in released
+            if (t.service, t.collection) == (service, collection)
+            and t.operation in ("list", "search")
+            and (t.fields is None or key in t.fields)
+        ]
+        getter = next(
+            (
+                t
+                for t in released
+                if (t.service, t.collection, t.operation, t.id_field) == (service, collection, "get", key)
+            ),
+            None,
+        )
+        if listers and getter is not None and not done.intersection(listers):
+            found.append((service, collection, key, delivering_tools(draft, listers), getter))
+    return found
+
+
+def record_keys(draft: ToolDraft, service: str, collection: str, key: str) -> list[str]:
+    """The key of every record of a collection, in order."""
+    return [str(r[key]) for r in draft.fixtures[service][collection]]
+
+
+# Collections the operators add as machinery, not as the task's data: vault secrets, codecs, alias maps
+# (``<collection>_aliases``) and published policies. Directory entries and attachments hold task data.
+MACHINERY_COLLECTIONS = frozenset({"secrets", "codecs", POLICIES})
+
+
+def holds_task_data(collection: str) -> bool:
+    """True when records of ``collection`` hold the task's own data (its records, or values moved out of
+    them), False for the machinery changes add (:data:`MACHINERY_COLLECTIONS`, alias maps)."""
+    return collection not in MACHINERY_COLLECTIONS and not collection.endswith("_aliases")
+
+
 class RecordNode(NamedTuple):
     """A graph node ``record:<service>/<collection>/<key>[#<field>]``: a record an earlier change added.
 
@@ -515,3 +567,38 @@ def body_field(body: Any, name: str) -> Any:
     if not isinstance(body, dict) or name not in body:
         raise failure(f"expected a response with {name!r}, got {str(body)[:200]}")
     return body[name]
+
+
+def resolve_links(call: Call, follows: Callable[[str], bool]) -> Call:
+    """``call`` with the records' links whose relation ``follows`` accepts read and merged in: a field's
+    link gives the field's value, a ``self`` link the whole record."""
+    read: dict[str, Any] = {}
+
+    def merged(record: dict[str, Any]) -> dict[str, Any]:
+        links = record.get(LINKS)
+        if not isinstance(links, dict):
+            return record
+        updated, left = dict(record), dict(links)
+        for relation, target in links.items():
+            parsed = parse_link(target)
+            if parsed is None or not follows(relation):
+                continue
+            if relation != SELF and record.get(relation) not in parsed[1].values():
+                continue
+            if target not in read:
+                read[target] = call(parsed[0], **parsed[1])
+            body = read[target]
+            if relation == SELF and isinstance(body, dict):
+                updated.update(body)
+            else:
+                updated[relation] = body_field(body, relation)
+            del left[relation]
+        updated.pop(LINKS, None)
+        if left:
+            updated[LINKS] = left
+        return updated
+
+    def resolving(name: str, **arguments: Any) -> Any:
+        return map_records(call(name, **arguments), merged)
+
+    return resolving

@@ -1,9 +1,9 @@
 """The tool-API operator library, three families of environment change (each in its own module).
 
 - information access (:mod:`.tool_access`): pages, a retired search, facts moved into attachments,
-  encoded fields;
+  encoded fields, listings of summaries;
 - resource relations (:mod:`.tool_relations`): superseded copies, stale revisions, alias ids, archived
-  records;
+  records, parties named by directory ids;
 - execution dependencies (:mod:`.tool_execution`): tokens, sessions, call quotas, export jobs, repairs.
 
 Every change is made through middleware, added tools and new fixture collections, so the records that
@@ -13,7 +13,13 @@ graders read keep their collections, fields and values.
 from __future__ import annotations
 
 from res_repro.res.operators.base import Operator
-from res_repro.res.operators.tool_access import EncodeField, MoveToAttachment, Paginate, RetireSearch
+from res_repro.res.operators.tool_access import (
+    EncodeField,
+    MoveToAttachment,
+    Paginate,
+    RetireSearch,
+    SummaryListing,
+)
 from res_repro.res.operators.tool_execution import (
     AsyncExport,
     CallQuota,
@@ -21,17 +27,25 @@ from res_repro.res.operators.tool_execution import (
     RepairFirst,
     RequireToken,
 )
-from res_repro.res.operators.tool_relations import AliasIds, ArchiveRecords, StaleRevisions, SupersededCopies
+from res_repro.res.operators.tool_relations import (
+    AliasIds,
+    ArchiveRecords,
+    PartyReferences,
+    StaleRevisions,
+    SupersededCopies,
+)
 
 TOOL_OPERATORS: tuple[Operator, ...] = (
     Paginate(),
     RetireSearch(),
     MoveToAttachment(),
     EncodeField(),
+    SummaryListing(),
     SupersededCopies(),
     StaleRevisions(),
     AliasIds(),
     ArchiveRecords(),
+    PartyReferences(),
     RequireToken(),
     OpenSession(),
     CallQuota(),
@@ -49,9 +63,11 @@ __all__ = [
     "MoveToAttachment",
     "OpenSession",
     "Paginate",
+    "PartyReferences",
     "RepairFirst",
     "RequireToken",
     "RetireSearch",
     "StaleRevisions",
+    "SummaryListing",
     "SupersededCopies",
 ]

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 from typing import Any, ClassVar
 
 from res_repro.env.formats.tool_api import ToolDef, ToolDraft, ToolError
-from res_repro.env.middleware import records_key, with_records
+from res_repro.env.middleware import LINKS, SELF, records_key, with_records
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
 from res_repro.res.operators.base import Call, Family
 from res_repro.res.operators.tool_common import (
+    DATE_LIKE,
     NOTE_FIELDS,
     ToolOperator,
     add_outer_layer,
     add_policy,
     body_field,
-    delivering_tools,
     ensure_get_tool,
     free_name,
     has_layer,
@@ -24,63 +25,31 @@ from res_repro.res.operators.tool_common import (
     has_tool,
     key_field,
     layer_tools,
+    listed_collections,
     lookalike,
     nullable,
     original_tools,
     other_values,
     pick_share,
     record_getter,
+    record_keys,
     record_node,
     record_nodes,
+    record_tools,
     released_tools,
+    resolve_links,
+    rewritten_fields,
     stood_in_for,
     strict,
     string_array,
     string_map,
     tool,
     unique_ids,
+    written_fields,
 )
 
 MARKER = "record_state"
 OVERRIDES = {"type": "object", "additionalProperties": {"type": "object"}}  # {key: {field: value}}
-
-
-def _listed_collections(draft: ToolDraft, layer: str) -> list[tuple[str, str, str, list[str], ToolDef]]:
-    """(service, collection, key, list tools, get tool) for released listed collections addressed by a key.
-
-    The list tools are those whose items show the key, with the tools that deliver their results
-    instead. Collections whose listings already have ``layer``, or whose records use a field these
-    changes add (``revision``, ``record_state``, ...), are left out.
-    """
-    done = layer_tools(draft, layer)
-    released = released_tools(draft)
-    found = []
-    for service, collection in sorted({(t.service, t.collection) for t in released}):
-        key = key_field(draft, service, collection)
-        if key is None or any(NOTE_FIELDS.intersection(r) for r in draft.fixtures[service][collection]):
-            continue
-        listers = [
-            t.name
-            for t in released
-            if (t.service, t.collection) == (service, collection)
-            and t.operation in ("list", "search")
-            and (t.fields is None or key in t.fields)
-        ]
-        getter = next(
-            (
-                t
-                for t in released
-                if (t.service, t.collection, t.operation, t.id_field) == (service, collection, "get", key)
-            ),
-            None,
-        )
-        if listers and getter is not None and not done.intersection(listers):
-            found.append((service, collection, key, delivering_tools(draft, listers), getter))
-    return found
-
-
-def _keys(draft: ToolDraft, service: str, collection: str, key: str) -> list[str]:
-    return [str(r[key]) for r in draft.fixtures[service][collection]]
 
 
 class SupersededCopies(ToolOperator):
@@ -108,11 +77,11 @@ class SupersededCopies(ToolOperator):
 
     def propose(self, draft: ToolDraft, graph: DependencyGraph, rng: random.Random) -> dict[str, Any] | None:
         """Pick a listed collection and about half of its records."""
-        candidates = _listed_collections(draft, "decoys")
+        candidates = listed_collections(draft, "decoys")
         if not candidates:
             return None
         service, collection, key, tools, getter = rng.choice(candidates)
-        keys = _keys(draft, service, collection, key)
+        keys = record_keys(draft, service, collection, key)
         taken = set(keys)
         copies = {}
         for original in pick_share(rng, keys):
@@ -192,11 +161,11 @@ class StaleRevisions(ToolOperator):
 
     def propose(self, draft: ToolDraft, graph: DependencyGraph, rng: random.Random) -> dict[str, Any] | None:
         """Pick a listed collection and about half of its records."""
-        candidates = _listed_collections(draft, "revisions")
+        candidates = listed_collections(draft, "revisions")
         if not candidates:
             return None
         service, collection, key, tools, _ = rng.choice(candidates)
-        ids = pick_share(rng, _keys(draft, service, collection, key))
+        ids = pick_share(rng, record_keys(draft, service, collection, key))
         return {
             "service": service,
             "collection": collection,
@@ -293,7 +262,7 @@ class AliasIds(ToolOperator):
         )
         if resolve_tool is None:
             return None
-        keys = _keys(draft, getter.service, getter.collection, getter.id_field)
+        keys = record_keys(draft, getter.service, getter.collection, getter.id_field)
         addressing = sorted(
             t.name
             for t in draft.config.tools
@@ -435,7 +404,7 @@ class ArchiveRecords(ToolOperator):
         archive_tool = free_name(draft, f"archive_{getter.name}", f"{getter.service}_archive_{getter.name}")
         if archive_tool is None:
             return None
-        keys = _keys(draft, getter.service, getter.collection, getter.id_field)
+        keys = record_keys(draft, getter.service, getter.collection, getter.id_field)
         return {
             "tool": getter.name,
             "argument": getter.id_field,
@@ -470,3 +439,161 @@ class ArchiveRecords(ToolOperator):
             return call(name, **arguments)
 
         return archived
+
+
+DIRECTORY = "directory"  # the service that keeps the parties records refer to
+PARTY_CHARS = 80  # longer texts (bodies, notes) are content, not a party
+PARTY_WORDS = frozenset(
+    {
+        "author",
+        "assignee",
+        "assigned",
+        "owner",
+        "contact",
+        "person",
+        "company",
+        "from",
+        "to",
+        "sender",
+        "recipient",
+        "organizer",
+        "reporter",
+        "requester",
+        "approved",
+        "approver",
+        "customer",
+        "employee",
+        "vendor",
+        "supplier",
+        "merchant",
+        "manager",
+        "department",
+        "team",
+        "account",
+        "client",
+        "payee",
+        "counterparty",
+    }
+)
+BARE_ID = re.compile(r"^[A-Za-z]+[-_]?\d+$")  # values that are already ids
+
+
+def _party_fields(draft: ToolDraft, service: str, collection: str, key: str) -> list[str]:
+    """Fields of a collection naming a party (a person, team or organisation, by the field's name:
+    ``from``, ``assignee``, ``vendor``, ``contact_email``): short texts, not dates or ids, that no tool
+    writes."""
+    records = draft.fixtures[service][collection]
+    skip = {key} | written_fields(draft, service, collection) | NOTE_FIELDS
+    found = []
+    for name in sorted(records[0]):
+        values = [r.get(name) for r in records]
+        if name in skip or not PARTY_WORDS.intersection(name.lower().split("_")):
+            continue
+        if not all(isinstance(v, str) and v.strip() and len(v) <= PARTY_CHARS for v in values):
+            continue
+        if not any(DATE_LIKE.match(v) or BARE_ID.match(v) for v in values):
+            found.append(name)
+    return found
+
+
+class PartyReferences(ToolOperator):
+    """A field naming a party (sender, owner, vendor, assignee) holds a directory entry's id instead."""
+
+    name = "party_references"
+    family = Family.RESOURCE_RELATIONS
+    description = (
+        "Records returned by `tools` name a party in `field` by the id of an entry kept by the directory "
+        "service (one entry per distinct party, `refs`), with a `links` entry to the call reading it "
+        "(`tool`, argument `argument`). Later changes compose on the entries."
+    )
+    params_schema: ClassVar[dict[str, Any]] = strict(
+        {
+            "service": {"type": "string"},
+            "collection": {"type": "string"},
+            "field": {"type": "string"},
+            "tools": string_array(),
+            "refs": string_map(),
+            "tool": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
+            "argument": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
+        }
+    )
+
+    def propose(self, draft: ToolDraft, graph: DependencyGraph, rng: random.Random) -> dict[str, Any] | None:
+        """Pick a party field of an original collection that no change rewrites yet."""
+        rewritten = rewritten_fields(draft)
+        candidates = []
+        for service, collection in sorted({(t.service, t.collection) for t in released_tools(draft)}):
+            key = key_field(draft, service, collection)
+            tools = record_tools(draft, service, collection)
+            if key is None or not tools or service == DIRECTORY:
+                continue
+            for field in _party_fields(draft, service, collection, key):
+                if not any((name, field) in rewritten for name in tools):
+                    candidates.append((service, collection, field, tools))
+        if not candidates:
+            return None
+        service, collection, field, tools = rng.choice(candidates)
+        slug = re.sub(r"[^a-z0-9]+", "_", field.lower()).strip("_") or "party"
+        tool_name = free_name(draft, f"{DIRECTORY}_get_{slug}", f"{DIRECTORY}_get_{collection}_{slug}")
+        if tool_name is None:
+            return None
+        parties = sorted({str(r[field]) for r in draft.fixtures[service][collection]})
+        prefix = (re.sub(r"[^A-Z]", "", slug.upper()) or "P")[:2]
+        return {
+            "service": service,
+            "collection": collection,
+            "field": field,
+            "tools": tools,
+            "refs": dict(zip(parties, unique_ids(rng, prefix, len(parties)), strict=True)),
+            "tool": tool_name,
+            "argument": f"{slug}_id",
+        }
+
+    def apply(self, draft: ToolDraft, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
+        """Store the directory entries, add the directory's get tool and the layer that refers to them."""
+        field, argument, entries = params["field"], params["argument"], self._entries(params)
+        draft.collection(DIRECTORY, entries).extend(
+            {argument: ref, field: value} for value, ref in params["refs"].items()
+        )
+        ensure_get_tool(
+            draft,
+            params["tool"],
+            DIRECTORY,
+            entries,
+            argument,
+            f"Read one directory entry ({field}) by {argument}.",
+        )
+        layer = {k: params[k] for k in ("tools", "field", "refs", "tool", "argument")}
+        docs = f"`{field}` is a directory id: read the entry with {params['tool']} ({LINKS}.{field})."
+        add_outer_layer(draft, "references", layer, dict.fromkeys(params["tools"], docs))
+        draft.add_adapter(self.name, {})
+        reader = f"tool:{params['tool']}"
+        edges = [Edge(OBSERVATION, reader, f"the records link {field} to the directory")]
+        for ref in sorted(params["refs"].values()):
+            entry = record_node(DIRECTORY, entries, ref, field)
+            edges += [
+                Edge(reader, entry, "the tool reads the entry"),
+                Edge(entry, GOAL, f"a {field} of the records"),
+            ]
+        return edges
+
+    @staticmethod
+    def _entries(params: dict[str, Any]) -> str:
+        return f"{params['collection']}_{params['argument'].removesuffix('_id')}"
+
+    def applied(self, draft: ToolDraft, params: dict[str, Any]) -> str | None:
+        """The layer, the directory tool and every entry are there."""
+        if not has_layer(draft, "references", tools=params["tools"], field=params["field"]):
+            return f"no references layer on {params['field']}"
+        if not has_tool(draft, params["tool"]):
+            return f"no tool {params['tool']}"
+        stored = {
+            str(e.get(params["argument"])) for e in draft.fixtures[DIRECTORY].get(self._entries(params), [])
+        }
+        missing = sorted(set(params["refs"].values()) - stored)
+        return f"directory entries missing: {missing}" if missing else None
+
+    def adapt(self, call: Call, params: dict[str, Any]) -> Call:
+        """Replace every field that holds a directory id by the entry's value, reading the entry its
+        link names (what the records show; the change's own params are not used)."""
+        return resolve_links(call, lambda relation: relation != SELF)
