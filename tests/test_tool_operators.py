@@ -41,6 +41,8 @@ PINNED = [
     ("call_quota", "claw-hr-onboarding-00", 1),
     ("async_export", "claw-inventory-reorder-00", 0),
     ("repair_first", "claw-crm-followup-00", 0),
+    ("summary_listing", "claw-crm-followup-00", 0),
+    ("party_references", "claw-hr-onboarding-00", 0),
 ]
 COMPOSERS = ["encode_field", "move_to_attachment", "alias_ids", "open_session", "repair_first"]
 LOUD = ["retire_search", "alias_ids", "archive_records", "require_token", "open_session", "async_export"]
@@ -268,21 +270,46 @@ def test_a_session_opener_from_one_change_is_broken_by_a_later_one(claw, tmp_pat
     _assert_valid_child(sessions, child, tmp_path)
 
 
-# Params of a change the environment never shows an agent: the reference adapter must not need them.
-HIDDEN = {
-    "move_to_attachment": ("attachments",),
-    "encode_field": ("scheme", "shift", "codec", "only"),
-    "superseded_copies": ("copies", "factor", "overrides"),
-}
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
 
 
-@pytest.mark.parametrize(("operator", "task_id", "seed"), [p for p in PINNED if p[0] in HIDDEN])
+@pytest.mark.parametrize(("operator", "task_id", "seed"), PINNED)
 def test_the_reference_adapter_works_from_what_the_environment_shows(claw, tmp_path, operator, task_id, seed):
-    child, _, _, _ = _child(claw[task_id], tmp_path / "child", operator, seed, hints="realistic")
-    adapters_file = child.path / "solution" / "adapters.json"
-    entries = json.loads(adapters_file.read_text())
-    for entry in entries:
-        for name in HIDDEN.get(entry["operator"], ()):
-            entry["params"][name] = None  # the hidden values are gone; what is visible must do
-    adapters_file.write_text(json.dumps(entries))
-    assert _score(load_tool_task(child.path)) == 1.0
+    """Every operator's adapter gets only the params the environment shows an agent: each value it
+    is given is a tool's name, words of the tools' documentation or schemas, or a field of the records."""
+    child, params, _, draft = _child(claw[task_id], tmp_path / "child", operator, seed, hints="realistic")
+    entries = json.loads((child.path / "solution" / "adapters.json").read_text())
+    given = entries[-1]["params"]
+    assert set(given) <= {*OPERATORS[operator].shown, "token"}
+    if isinstance(given.get("token"), str):
+        pytest.fail("a token's value is a secret the adapter must not be given")
+    specs = ToolEnvironment(child).tools
+    shown_text = json.dumps([[s.name, s.description, s.input_schema] for s in specs])
+    fields = {
+        name
+        for collections in draft.fixtures.values()
+        for rs in collections.values()
+        for r in rs
+        for name in r
+    }
+    for value in _strings(given):
+        assert value in shown_text or value in fields, f"{operator}: {value!r} is not shown to an agent"
+    hidden = sorted(set(params) - set(given))
+    assert _score(child) == 1.0, f"the reference must pass without {hidden}"
+
+
+def test_a_party_the_records_name_is_composed_on_by_a_later_change(claw, tmp_path):
+    parent = claw["claw-hr-onboarding-00"]
+    referenced, _, party_edges, _ = _child(parent, tmp_path / "referenced", "party_references", 0)
+    graph = DependencyGraph().extend(party_edges)
+    child, params, edges, _ = _child(referenced, tmp_path / "child", "alias_ids", 0, graph)
+    assert params["service"] == "directory" and params["composed"].startswith("record:directory/")
+    assert any(e.how.startswith("composed:") for e in edges)
+    _assert_valid_child(referenced, child, tmp_path)

@@ -200,9 +200,10 @@ class LineageSummary:
         kinds = ", ".join(f"{kind}: {count}" for kind, count in composition["by_node_kind"].items())
         records = ", ".join(f"{name}: {n}" for name, n in composition["records_by_collection"].items())
         composed.notes = [
-            "task content: a record in the task's services' data (record:) or a file of its workspace "
-            "(file:) that an earlier change touched; harness-added: tokens, sessions, tools and the like "
-            "that earlier changes added"
+            "task content: a record holding the task's data (record:, e.g. the directory entry of a party "
+            "the records name) or a file of its workspace (file:) that an earlier change touched; "
+            "harness-added: the machinery earlier changes added (vault secrets, codecs, alias maps, tokens, "
+            "sessions, tools)"
         ]
         if kinds:
             composed.notes.append(f"artifacts composed on, by kind: {kinds}")

@@ -76,6 +76,7 @@ class Paginate(ToolOperator):
     name = "paginate"
     family = Family.INFORMATION_ACCESS
     description = "A list or search tool returns pages of `page_size` items with a `next_cursor`."
+    shown = ("tool",)
     params_schema: ClassVar[dict[str, Any]] = strict(
         {"tool": {"type": "string"}, "page_size": {"type": "integer", "minimum": 1}}
     )
@@ -98,7 +99,7 @@ class Paginate(ToolOperator):
             {params["tool"]: "Results are paginated: pass a page's next_cursor as cursor for the next page."},
         )
         add_argument(tool(draft, params["tool"]), "cursor", {"type": "string"})
-        draft.add_adapter(self.name, params)
+        self.record_adapter(draft, params)
         pages = f"pages:{params['tool']}"
         return [
             Edge(OBSERVATION, pages, "the first page returns next_cursor"),
@@ -130,6 +131,7 @@ class RetireSearch(ToolOperator):
         "A search tool answers 410; callers page through a new `list_tool` over the whole collection and "
         "match the query on `match_fields` themselves."
     )
+    shown = ("tool", "list_tool", "match_fields")
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
             "tool": {"type": "string"},
@@ -193,7 +195,7 @@ class RetireSearch(ToolOperator):
             {"tools": [search.name], "hint": hint, "next": {"tool": list_tool, "arguments": {}}},
             {search.name: f"Deprecated (answers 410): {hint}."},
         )
-        draft.add_adapter(self.name, params)
+        self.record_adapter(draft, params)
         listing = f"tool:{list_tool}"
         return [
             Edge(OBSERVATION, listing, "the 410 error names the replacement listing"),
@@ -218,8 +220,6 @@ class RetireSearch(ToolOperator):
             hits = [
                 r for r in records if any(query in str(r.get(f, "")).lower() for f in params["match_fields"])
             ]
-            if params["fields"] is not None:
-                hits = [{k: r[k] for k in params["fields"] if k in r} for r in hits]
             return {"items": hits, "count": len(hits)}
 
         return searched
@@ -334,6 +334,7 @@ class MoveToAttachment(ToolOperator):
         "Records returned by `tools` hold an attachment id instead of their `field`; the value is the "
         "content of that attachment, read with `<service>_get_attachment`. Composes on earlier records."
     )
+    shown = ("service", "tools", "field")
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
             "service": {"type": "string"},
@@ -405,7 +406,7 @@ class MoveToAttachment(ToolOperator):
             "tool": attachment_tool,
         }
         add_outer_layer(draft, "attachments", layer)
-        draft.add_adapter(self.name, params)
+        self.record_adapter(draft, params)
         node = f"attachment:{service}/{collection}/{field}"
         return _rewrite_edges(params, node, f"tool:{attachment_tool}", f"{field} moved into attachments")
 
@@ -456,6 +457,7 @@ class EncodeField(ToolOperator):
         "scaled); the codec record, read with `<service>_get_codec`, states the scheme and key. Composes "
         "on earlier records (e.g. a vault token)."
     )
+    shown = ("service", "tools", "field")
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
             "service": {"type": "string"},
@@ -531,7 +533,7 @@ class EncodeField(ToolOperator):
             "only": params["only"],
         }
         add_outer_layer(draft, "encoded_fields", layer)
-        draft.add_adapter(self.name, params)
+        self.record_adapter(draft, params)
         codec = record_node(service, "codecs", params["codec"], "scheme")
         node = f"decoded:{service}/{params['collection']}/{field}"
         return _rewrite_edges(params, node, codec, f"{field} is encoded ({params['scheme']})")
@@ -624,13 +626,12 @@ class SummaryListing(ToolOperator):
         if not candidates:
             return None
         service, collection, key, keep, tools, getter = rng.choice(candidates)
-        listers = [name for name in tools if tool(draft, name).operation in ("list", "search")] or tools
         return {
             "service": service,
             "collection": collection,
             "key": key,
             "keep": keep,
-            "tools": listers,
+            "tools": tools,
             "get_tool": getter.name,
         }
 
@@ -643,7 +644,7 @@ class SummaryListing(ToolOperator):
         )
         layer = {**{k: params[k] for k in ("tools", "key", "keep", "get_tool")}, "argument": params["key"]}
         add_outer_layer(draft, "summaries", layer, dict.fromkeys(params["tools"], docs))
-        draft.add_adapter(self.name, {})
+        self.record_adapter(draft, params)
         details = f"details:{params['service']}/{params['collection']}"
         return [
             Edge(OBSERVATION, f"tool:{params['get_tool']}", "each summary links to the get call"),

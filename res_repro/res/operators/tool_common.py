@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from res_repro.env.formats.tool_api import MiddlewareDef, ToolDef, ToolDraft, ToolError
 from res_repro.env.middleware import GUIDED, LINKS, REALISTIC, SELF, map_records, parse_link
@@ -52,6 +52,18 @@ class ToolOperator(Operator):
     added)."""
 
     kind = "tool"
+    # The params the reference adapter gets: those the environment shows an agent (tool names, argument
+    # names, what the tools' documentation states). The others (which records moved, the copies' ids, a
+    # secret's value) stay with the change, so the reference passing proves the advertised path works.
+    shown: ClassVar[tuple[str, ...]] = ()
+
+    def shown_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """What the reference adapter of a change with ``params`` is given: the :attr:`shown` ones."""
+        return {name: params[name] for name in self.shown}
+
+    def record_adapter(self, draft: ToolDraft, params: dict[str, Any]) -> None:
+        """Send the task's reference program through this change's adapter, with :meth:`shown_params`."""
+        draft.add_adapter(self.name, self.shown_params(params))
 
     def composes(self, params: dict[str, Any], graph: DependencyGraph) -> bool:
         """True when the params name an earlier change's record, tool or token."""
@@ -471,18 +483,6 @@ def record_getter(draft: ToolDraft, service: str, collection: str, key: str) -> 
         if any(str(r.get(candidate.id_field)) == key for r in records):
             return candidate
     return None
-
-
-def service_token(draft: ToolDraft, service: str) -> dict[str, Any] | None:
-    """The params of the ``require_token`` change guarding ``service``, if one was applied."""
-    return next(
-        (
-            a["params"]
-            for a in draft.adapters
-            if a["operator"] == "require_token" and a["params"]["service"] == service
-        ),
-        None,
-    )
 
 
 def ensure_get_tool(

@@ -27,7 +27,6 @@ from res_repro.res.operators.tool_common import (
     original_tools,
     prefixed_nodes,
     record_node,
-    service_token,
     stood_in_for,
     strict,
     string_array,
@@ -49,6 +48,18 @@ def _fresh_secret_id(draft: ToolDraft, base: str) -> str:
     stored = {s["id"] for s in draft.fixtures.get(VAULT_SERVICE, {}).get("secrets", [])}
     candidates = (base if n == 1 else f"{base}-{n}" for n in range(1, len(stored) + 2))
     return next(c for c in candidates if c not in stored)
+
+
+def service_token(draft: ToolDraft, service: str) -> dict[str, Any] | None:
+    """The ``require_token`` change guarding ``service``, if one was applied: its tools, token and vault
+    record, read from the vault's secret for the service and the layer asking for that token."""
+    for secret in draft.fixtures.get(VAULT_SERVICE, {}).get("secrets", []):
+        if secret.get("service") != service:
+            continue
+        for layer in layer_params(draft, "require_token"):
+            if layer.get("token") == secret.get("token"):
+                return {"tools": layer["tools"], "token": secret["token"], "record": secret["id"]}
+    return None
 
 
 def _token_guarded(draft: ToolDraft, graph: DependencyGraph) -> dict[str, set[str]]:
@@ -95,6 +106,7 @@ class RequireToken(ToolOperator):
     name = "require_token"
     family = Family.EXECUTION_DEPENDENCIES
     description = "The listed tools of a service require a `token`; the token lives in a vault record."
+    shown = ("tools", "record")
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
             "service": {"type": "string"},
@@ -150,7 +162,7 @@ class RequireToken(ToolOperator):
         }
         docs = f"Requires `token`: {_vault_hint(service, record_id)}."
         add_outer_layer(draft, "require_token", layer, dict.fromkeys(params["tools"], docs))
-        draft.add_adapter(self.name, params)
+        self.record_adapter(draft, params)
         secret = record_node(VAULT_SERVICE, "secrets", record_id, "token")
         return [
             Edge(OBSERVATION, secret, "the 401 error names the vault record"),
@@ -190,6 +202,7 @@ class OpenSession(ToolOperator):
         "401 and a new session must be opened. Composes on a token: opening then needs the service token "
         "(and the session guards only tools that token guards)."
     )
+    shown = ("tools", "open_tool")
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
             "service": {"type": "string"},
@@ -200,6 +213,11 @@ class OpenSession(ToolOperator):
             "token_record": nullable({"type": "string"}),
         }
     )
+
+    def shown_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The shown params, and ``token`` as whether the call needs the service's token (as its schema
+        shows), not the token itself."""
+        return {**super().shown_params(params), "token": bool(params["token"])}
 
     def propose(self, draft: ToolDraft, graph: DependencyGraph, rng: random.Random) -> dict[str, Any] | None:
         """Pick a service, behind its token when an earlier change made one."""
@@ -236,7 +254,7 @@ class OpenSession(ToolOperator):
             {**layer, **_token_layer(params, params["service"])},
             dict.fromkeys(params["tools"], docs),
         )
-        draft.add_adapter(self.name, params)
+        self.record_adapter(draft, params)
         service = params["service"]
         session = f"session:{params['open_tool']}"
         return [
@@ -283,6 +301,7 @@ class CallQuota(ToolOperator):
         "A get tool answers `limit` calls per episode, then 429 naming `bulk_tool`, which takes a list of "
         "ids. Composes on tools earlier changes added (e.g. an attachment or alias tool)."
     )
+    shown = ("tool", "argument", "bulk_tool")
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
             "tool": {"type": "string"},
@@ -333,7 +352,7 @@ class CallQuota(ToolOperator):
             f"with {params['bulk_tool']}, whose ids are {params['argument']} values."
         )
         add_outer_layer(draft, "quota", {**layer, "input_schema": schema}, {params["tool"]: docs})
-        draft.add_adapter(self.name, params)
+        self.record_adapter(draft, params)
         bulk = f"bulk:{params['bulk_tool']}"
         if params["composed"]:
             first = Edge(params["composed"], bulk, "composed: the added tool is rationed")
@@ -382,6 +401,7 @@ class AsyncExport(ToolOperator):
         "arguments, `status_tool` polled until done after `polls` pending answers, then `result_tool`). "
         "Composes on listings earlier changes added."
     )
+    shown = ("tool", "start_tool", "status_tool", "result_tool")
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
             "tool": {"type": "string"},
@@ -427,7 +447,7 @@ class AsyncExport(ToolOperator):
             f"{params['status_tool']} until its state is done, then read {params['result_tool']}."
         )
         add_outer_layer(draft, "export_jobs", {**layer, "input_schema": schema}, {params["tool"]: docs})
-        draft.add_adapter(self.name, params)
+        self.record_adapter(draft, params)
         job, done = f"job:{params['start_tool']}", f"export:{params['result_tool']}"
         if params["composed"]:
             first = Edge(params["composed"], job, "composed: the added listing runs as an export")
@@ -497,6 +517,7 @@ class RepairFirst(ToolOperator):
         "names. Composes on a token (the repair then also needs the token that guards `tool`) or on the "
         "bulk tool or session opener an earlier change added (`composed`: its node; it is the broken tool)."
     )
+    shown = ("tool", "repair_tool", "code")
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
             "tool": {"type": "string"},
@@ -507,6 +528,11 @@ class RepairFirst(ToolOperator):
             "composed": nullable({"type": "string", "pattern": "^(bulk|session):"}),
         }
     )
+
+    def shown_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The shown params, and ``token`` as whether the call needs the service's token (as its schema
+        shows), not the token itself."""
+        return {**super().shown_params(params), "token": bool(params["token"])}
 
     def propose(self, draft: ToolDraft, graph: DependencyGraph, rng: random.Random) -> dict[str, Any] | None:
         """Pick a tool to break: one guarded by an earlier token, or a bulk tool or session opener an
@@ -549,7 +575,7 @@ class RepairFirst(ToolOperator):
         add_outer_layer(
             draft, "broken_tool", {**layer, **_token_layer(params, service)}, {params["tool"]: docs}
         )
-        draft.add_adapter(self.name, params)
+        self.record_adapter(draft, params)
         repaired = f"repaired:{params['tool']}"
         if params.get("composed"):
             first = Edge(params["composed"], repaired, "composed: the added tool is broken until repaired")

@@ -62,6 +62,7 @@ class SupersededCopies(ToolOperator):
         "scaled by `factor`, id and address fields from `overrides`) marked `record_state: superseded`; "
         "a policy says to ignore them. The get tool serves the copies too."
     )
+    shown = ("tools",)
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
             "service": {"type": "string"},
@@ -109,7 +110,7 @@ class SupersededCopies(ToolOperator):
             "superseded_by: ignore them."
         )
         add_policy(draft, params["service"], f"policy-superseded-{params['collection']}", policy)
-        draft.add_adapter(self.name, params)
+        self.record_adapter(draft, params)
         rule = f"rule:{where}/superseded"
         return [
             Edge(OBSERVATION, rule, "the policy tool states the rule"),
@@ -147,6 +148,7 @@ class StaleRevisions(ToolOperator):
         "(numbers scaled by `factor`, id and address fields from `overrides`) before the current one. "
         "A policy says the highest revision wins."
     )
+    shown = ("tools", "key")
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
             "service": {"type": "string"},
@@ -186,7 +188,7 @@ class StaleRevisions(ToolOperator):
             "highest revision is current; older revisions are obsolete."
         )
         add_policy(draft, params["service"], f"policy-revisions-{params['collection']}", policy)
-        draft.add_adapter(self.name, params)
+        self.record_adapter(draft, params)
         rule = f"rule:{where}/latest-revision"
         return [
             Edge(OBSERVATION, rule, "the policy tool states the precedence rule"),
@@ -235,6 +237,7 @@ class AliasIds(ToolOperator):
         "`resolve_tool` maps a real id (argument `ref`) to its alias. Composes on earlier records "
         "(e.g. the vault record of a token)."
     )
+    shown = ("tools", "argument", "resolve_tool")
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
             "service": {"type": "string"},
@@ -319,7 +322,7 @@ class AliasIds(ToolOperator):
         }
         docs = f"Addresses records by alias id; look up the alias of an id with {params['resolve_tool']}."
         add_outer_layer(draft, "alias_ids", layer, dict.fromkeys(params["tools"], docs))
-        draft.add_adapter(self.name, params)
+        self.record_adapter(draft, params)
         resolver, aliases = f"tool:{params['resolve_tool']}", f"alias:{service}/{collection}"
         edges = [
             Edge(OBSERVATION, resolver, "the 404 error names the resolve tool"),
@@ -376,6 +379,7 @@ class ArchiveRecords(ToolOperator):
         "About half of a get tool's records (`moved`) answer 404 there; they are served by `archive_tool` "
         "(same id argument), which the error names."
     )
+    shown = ("tool", "archive_tool")
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
             "tool": {"type": "string"},
@@ -417,7 +421,7 @@ class ArchiveRecords(ToolOperator):
         schema = copy.deepcopy(tool(draft, params["tool"]).input_schema)
         docs = f"Archived records are no longer served here (404): read them with {params['archive_tool']}."
         add_outer_layer(draft, "archive", {**params, "input_schema": schema}, {params["tool"]: docs})
-        draft.add_adapter(self.name, params)
+        self.record_adapter(draft, params)
         archive = f"archive:{params['tool']}"
         return [
             Edge(OBSERVATION, archive, "the 404 error names the archive tool"),
@@ -430,13 +434,16 @@ class ArchiveRecords(ToolOperator):
         return None if ok else f"no archive layer on {params['tool']}"
 
     def adapt(self, call: Call, params: dict[str, Any]) -> Call:
-        """Read archived records from the archive tool."""
-        moved = frozenset(params["moved"])
+        """Read a record the get tool no longer serves (404) from the archive tool its documentation
+        names, with the same arguments."""
 
         def archived(name: str, **arguments: Any) -> Any:
-            if name == params["tool"] and str(arguments.get(params["argument"])) in moved:
-                return call(params["archive_tool"], **arguments)
-            return call(name, **arguments)
+            try:
+                return call(name, **arguments)
+            except ToolError as exc:
+                if name != params["tool"] or exc.response.status != 404:
+                    raise
+            return call(params["archive_tool"], **arguments)
 
         return archived
 
@@ -566,7 +573,7 @@ class PartyReferences(ToolOperator):
         layer = {k: params[k] for k in ("tools", "field", "refs", "tool", "argument")}
         docs = f"`{field}` is a directory id: read the entry with {params['tool']} ({LINKS}.{field})."
         add_outer_layer(draft, "references", layer, dict.fromkeys(params["tools"], docs))
-        draft.add_adapter(self.name, {})
+        self.record_adapter(draft, params)
         reader = f"tool:{params['tool']}"
         edges = [Edge(OBSERVATION, reader, f"the records link {field} to the directory")]
         for ref in sorted(params["refs"].values()):
