@@ -59,6 +59,7 @@ class ProposalContext:
     graph: DependencyGraph
     feedback: list[str] = field(default_factory=list)
     tried: list[str] = field(default_factory=list)  # operator names rejected earlier this round
+    families: list[str] = field(default_factory=list)  # the round's seeded family order (programmatic)
 
 
 class Proposer(abc.ABC):
@@ -74,11 +75,19 @@ class Proposer(abc.ABC):
         """What determines this proposer's proposals (part of the key under which children are reused)."""
 
 
+TRIES_PER_FAMILY = 2  # candidates of the first family before a revision moves on to the next
+
+
 class ProgrammaticProposer(Proposer):
     """A seeded choice among the operators that apply: the three families in a seeded order (so that each
     is as likely to go first, however many operators of each apply), avoiding operators that just failed,
     and within a family preferring changes that compose on an earlier change's artifact (with
-    composition off the graph is empty and no change composes)."""
+    composition off the graph is empty and no change composes).
+
+    The family order is drawn once per child: a revision first tries another operator of the same
+    family (as a proposer revising its change would), and only after :data:`TRIES_PER_FAMILY` rejections
+    moves on to the next family, so that a family whose changes are rarely accepted is not left for the
+    one whose changes always are."""
 
     def __init__(self, operators: Sequence[Operator], *, per_child: int = 1) -> None:
         self.operators = list(operators)
@@ -90,7 +99,7 @@ class ProgrammaticProposer(Proposer):
             "kind": "programmatic",
             "operators": [op.name for op in self.operators],
             "per_child": self.per_child,
-            "prefers": "family, then composing",
+            "prefers": f"family ({TRIES_PER_FAMILY} tries), then composing",
         }
 
     def propose(self, context: ProposalContext, rng: random.Random, cost: ProposerCost) -> Proposal | None:
@@ -100,8 +109,11 @@ class ProgrammaticProposer(Proposer):
         cost.executions += 1
         pool = [op for op in self.operators if op.kind == context.draft.kind]
         rng.shuffle(pool)
-        families = sorted({op.family.value for op in pool})
-        rng.shuffle(families)
+        if not context.families:
+            context.families = sorted({op.family.value for op in pool})
+            rng.shuffle(context.families)
+        moves = max(0, len(context.tried) - TRIES_PER_FAMILY + 1) % len(context.families)  # passed over
+        families = context.families[moves:] + context.families[:moves]
         candidates = []
         for operator in pool:
             params = operator.propose(context.draft, context.graph, rng)

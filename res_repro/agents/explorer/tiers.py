@@ -40,7 +40,16 @@ BASIC = Tier("explorer-basic", budget=20, skills=frozenset())
 STANDARD = Tier(
     "explorer-standard",
     budget=40,
-    skills=frozenset({Skill.RETRY, Skill.PAGINATE, Skill.FOLLOW_NEXT, Skill.FOLLOW_LINKS, Skill.INVESTIGATE}),
+    skills=frozenset(
+        {
+            Skill.RETRY,
+            Skill.PAGINATE,
+            Skill.FOLLOW_NEXT,
+            Skill.READ_HINTS,
+            Skill.FOLLOW_LINKS,
+            Skill.INVESTIGATE,
+        }
+    ),
     recoveries_per_call=4,
 )
 EXPERT = Tier("explorer-expert", budget=100, skills=frozenset(Skill), recoveries_per_call=8)

@@ -45,6 +45,7 @@ from res_repro.res.operators.tool_common import (
     record_node,
     record_nodes,
     record_tools,
+    reference_words,
     released_tools,
     resolve_links,
     rewritten_fields,
@@ -623,6 +624,8 @@ class SummaryListing(ToolOperator):
             keep = [name for name in TITLE_FIELDS if name in fields][:1]
             if fields - {key, *keep}:
                 candidates.append((service, collection, key, keep, tools, getter))
+        read = reference_words(draft)  # a reference that never calls the get reads the listings' fields
+        candidates = [c for c in candidates if c[5].name not in read] or candidates
         if not candidates:
             return None
         service, collection, key, keep, tools, getter = rng.choice(candidates)

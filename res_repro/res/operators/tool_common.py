@@ -11,9 +11,11 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
 from res_repro.env.formats.tool_api import MiddlewareDef, ToolDef, ToolDraft, ToolError
+from res_repro.env.formats.tool_api.task_file import SOLUTION_FILE
 from res_repro.env.middleware import GUIDED, LINKS, REALISTIC, SELF, map_records, parse_link
 from res_repro.env.tools import ToolResponse
 from res_repro.res.graph import DependencyGraph
@@ -303,6 +305,18 @@ def _served_keys(draft: ToolDraft) -> set[str]:
     }
 
 
+READ_BONUS = 6  # the weight a field the reference program reads gains (it outweighs every other cue)
+QUOTED_NAME = re.compile(r"""["']([A-Za-z_]\w*)["']""")
+
+
+def reference_words(draft: ToolDraft) -> set[str]:
+    """The names the task's reference program quotes (the fields and tools it reads), as a proposer
+    that sees the reference solution knows them; empty when the task has none. A change aimed at what the
+    reference relies on is the one ``parent_reference_fails`` accepts."""
+    program = Path(draft.root) / SOLUTION_FILE
+    return set(QUOTED_NAME.findall(program.read_text(encoding="utf-8"))) if program.is_file() else set()
+
+
 def _weight(values: list[Any], references: set[str], hidden: bool) -> int:
     """How likely a program relies on a field: references, addresses, numbers and categories most.
 
@@ -332,7 +346,7 @@ def field_choices(
     """(field, kind, weight) for each field all ``records`` hold with a value of one of ``kinds``."""
     if not records:
         return []
-    references = _served_keys(draft)
+    references, read = _served_keys(draft), reference_words(draft)
     shown = [
         set(t.fields)
         for t in draft.config.tools
@@ -346,7 +360,8 @@ def field_choices(
         found = {_kind(v) for v in values}
         if len(found) == 1 and (kind := found.pop()) in kinds:
             hidden = bool(shown) and all(name not in fields for fields in shown)
-            choices.append((name, kind, _weight(values, references, hidden)))
+            weight = _weight(values, references, hidden) + (READ_BONUS if name in read else 0)
+            choices.append((name, kind, weight))
     return choices
 
 

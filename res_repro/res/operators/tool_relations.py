@@ -36,6 +36,7 @@ from res_repro.res.operators.tool_common import (
     record_node,
     record_nodes,
     record_tools,
+    reference_words,
     released_tools,
     resolve_links,
     rewritten_fields,
@@ -537,6 +538,8 @@ class PartyReferences(ToolOperator):
             for field in _party_fields(draft, service, collection, key):
                 if not any((name, field) in rewritten for name in tools):
                     candidates.append((service, collection, field, tools))
+        read = reference_words(draft)
+        candidates = [c for c in candidates if c[2] in read] or candidates  # what the reference relies on
         if not candidates:
             return None
         service, collection, field, tools = rng.choice(candidates)
