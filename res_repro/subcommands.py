@@ -1,7 +1,8 @@
 """The plain subcommands of ``res-repro`` (``check``, ``validate``, ``view``, ``export-sft``,
-``export-harbor``, ``lineages``, ``operators``, ``clean-stale``), by name in :data:`SUBCOMMANDS`. Each parses its own arguments
-and returns an exit status; bad input raises :class:`~res_repro.errors.UserInputError`. Each imports
-what it needs when it runs, so ``res-repro --help`` and the Hydra runs stay quick to start.
+``export-harbor``, ``lineages``, ``operators``, ``clean-stale``), by name in :data:`SUBCOMMANDS`. Each
+parses its own arguments and returns an exit status; bad input raises
+:class:`~res_repro.errors.UserInputError`. Each imports what it needs when it runs, so
+``res-repro --help`` and the Hydra runs stay quick to start.
 """
 
 from __future__ import annotations

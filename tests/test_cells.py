@@ -22,6 +22,7 @@ from episode_records import episode_record
 from hydra_config import compose_config, metric_settings
 
 from res_repro.agents.base import Agent, Attempt
+from res_repro.agents.explorer import BasicExplorer
 from res_repro.agents.reference import NopAgent, OracleAgent
 from res_repro.env.task import Task
 from res_repro.evaluation.metrics import RateEstimate
@@ -159,10 +160,10 @@ def test_agent_labels_say_scripted_or_model_and_which_is_the_scaling_target():
 
 
 def test_the_agent_note_names_every_agent_and_warns_about_the_scaling_target():
-    agents = {"oracle": OracleAgent(), "m": Model()}
+    agents = {"nop": NopAgent(), "m": Model()}
     note = cells.agent_note(agents)
     assert note == (
-        "Agents: oracle (scripted), m (model). Scripted agents are programs, not models (an explorer varies "
+        "Agents: nop (scripted), m (model). Scripted agents are programs, not models (an explorer varies "
         "only through its episode seed, which orders the alternatives it tries); the paper's values (the "
         "'paper' columns, from its DeepSeek-V4.1-Flash runs) are not results of this harness."
     )
@@ -177,7 +178,19 @@ def test_the_agent_note_names_every_agent_and_warns_about_the_scaling_target():
         cells.agent_note(agents, target="m")
         == note.replace("m (model)", "m (model, scaling target)") + warning
     )
-    assert note.endswith("are not results of this harness.")
+
+
+def test_agents_whose_kind_fixes_their_scaled_rows_are_labelled_with_the_reason():
+    agents = {"oracle": OracleAgent(), "explorer-basic": BasicExplorer(), "m": Model()}
+    assert cells.agent_label("oracle", OracleAgent()) == "oracle (scripted, RES rows by construction)"
+    assert cells.agent_label("m", Model()) == "m (model)"
+    assert cells.fixed_on_scaled("oracle", OracleAgent()) and not cells.fixed_on_scaled("m", Model())
+    assert cells.fixed_on_scaled("m", Model(), target="m")
+    note = cells.agent_note(agents)
+    assert "oracle's rows on scaled environments are fixed by construction" in note
+    assert "explorer-basic's rows on scaled environments are fixed by construction" in note
+    assert "parent_reference_fails" in note and "reference_passes" in note
+    assert "m's rows" not in note
 
 
 def test_the_run_metric_settings_come_from_the_metrics_group_and_the_seed():

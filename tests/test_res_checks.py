@@ -9,6 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from episode_records import episode_record
 from task_factory import make_task
 from tool_factory import make_tool_task
 
@@ -266,7 +267,8 @@ def scripted_runs(monkeypatch):
                 **kwargs,
             }
         )
-        return state.outcomes[len(state.calls) - 1]
+        # a fourth run (the parent's reference in its own environment) answers like the third
+        return state.outcomes[min(len(state.calls), len(state.outcomes)) - 1]
 
     monkeypatch.setattr(checks, "run_episode", run)
     return state
@@ -320,7 +322,11 @@ def test_the_parent_reference_runs_on_a_copy_of_the_child_that_is_removed_after(
     [
         (  # the reference fails, nop and the parent's reference pass: every run check fails
             [_record(False, 0.6), _record(True, 0.9), _record(True, 1.0)],
-            [(False, "score 0.60, failed"), (False, "score 0.90, passed"), (False, "score 1.00, passed")],
+            [
+                (False, "score 0.60, failed"),
+                (False, "score 0.90, passed"),
+                (False, "score 1.00, passed (own environment: 1.00)"),
+            ],
         ),
         (  # runs that say nothing about the agent fail their check whatever they scored
             [
@@ -399,3 +405,32 @@ def test_a_check_result_is_a_plain_dict():
         "passed": False,
         "detail": "score 0.90, passed",
     }
+
+
+@pytest.mark.parametrize(
+    ("own", "cross", "broken"),
+    [
+        ((1.0, True), (0.9, True), True),  # still passes, but the change cost the old solution points
+        ((0.95, True), (0.95, True), False),  # the same score as in its own environment: the change is idle
+        ((0.95, True), (0.5, False), True),  # fails the pass rule
+    ],
+)
+def test_the_parent_reference_fails_when_it_fails_or_loses_points(tmp_path, monkeypatch, own, cross, broken):
+    parent, child, _, _, _ = _child(make_tool_task(tmp_path / "p"), tmp_path / "c", "require_token")
+    checks._own_scores.clear()
+
+    def graded(task, agent, **kwargs):
+        if agent.name == "nop":
+            return episode_record(score=0.0, passed=False)
+        score, passed = (
+            own if task.path == parent.path else cross if "res-cross-" in str(task.path) else (1, 1)
+        )
+        return episode_record(score=score, passed=bool(passed))
+
+    monkeypatch.setattr(checks, "run_episode", graded)
+    verdict = next(
+        r for r in check_validity(parent, child, backend="local") if r.name == "parent_reference_fails"
+    )
+    assert verdict.passed is broken
+    if cross[1]:
+        assert f"own environment: {own[0]:.2f}" in verdict.detail

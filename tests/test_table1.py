@@ -30,7 +30,7 @@ def test_table1_runs_end_to_end_and_reuses_everything(tmp_path):
     first = _run(tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
     assert "| oracle | scripted | original | 2 | 100.00 |" in first.stdout
-    assert "| oracle | scripted | +RES | 2 | 100.00 |" in first.stdout
+    assert "| oracle | scripted | +RES (by construction) | 2 | 100.00 |" in first.stdout
     assert "| nop | scripted | +RES | 2 | 0.00 |" in first.stdout
     assert "| DeepSeek-V4.1-Flash | model | original |  | not run |" in first.stdout
     assert "91.01" in first.stdout  # the paper column
@@ -131,9 +131,9 @@ def test_table1_scales_and_evaluates_a_claw_eval_live_checkout(tmp_path):
         "tracking=none",
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "| oracle | scripted | +RES | 2 | 100.00 |" in result.stdout
+    assert "| oracle | scripted | +RES (by construction) | 2 | 100.00 |" in result.stdout
     assert "| explorer-basic | scripted | original | 2 | 100.00 |" in result.stdout
-    assert "| explorer-basic | scripted | +RES | 2 | 0.00 |" in result.stdout  # the scaled tools bite
+    assert "| explorer-basic | scripted | +RES (by construction) | 2 | 0.00 |" in result.stdout
     manifests = list((tmp_path / ".cache" / "lineages").glob("*/*/manifest.json"))
     assert len(manifests) == 6  # 2 seeds x depth 0..2: every Claw-Eval-Live seed scaled twice
 

@@ -3,12 +3,25 @@ apart, agents whose outcomes cannot vary get no p-value, and the notes name ever
 
 from __future__ import annotations
 
+from typing import Any
+
 from episode_records import episode_record
 from hydra_config import metric_settings
 
-from res_repro.agents.explorer import ExpertExplorer, StandardExplorer
+from res_repro.agents.base import Agent, Attempt
+from res_repro.agents.explorer import BasicExplorer, ExpertExplorer, StandardExplorer
 from res_repro.agents.reference import OracleAgent
 from res_repro.pipelines.table1 import BY_CONSTRUCTION, DETERMINISTIC, ORIGINAL, RES, build_table1
+
+
+class Free(Agent):
+    """An agent whose outcomes on scaled environments nothing fixes (like a model that is not the target)."""
+
+    name = "free"
+
+    def run(self, task: Any, environment: Any, attempt: Attempt) -> Any:  # pragma: no cover - never run
+        """Never run."""
+        raise AssertionError
 
 
 def test_the_target_row_is_marked_and_reported_last() -> None:
@@ -16,6 +29,7 @@ def test_the_target_row_is_marked_and_reported_last() -> None:
         "explorer-standard": StandardExplorer(),
         "oracle": OracleAgent(),
         "explorer-expert": ExpertExplorer(),
+        "free": Free(),
     }
     records = {}
     for key in agents:
@@ -37,25 +51,46 @@ def test_the_target_row_is_marked_and_reported_last() -> None:
     p_columns = [i for i, c in enumerate(table.columns) if c.startswith(("paired p", "permutation p"))]
     assert len(p_columns) == 3  # Pass@1 (McNemar), Score (bootstrap and permutation)
     assert all(target_res[i] == BY_CONSTRUCTION for i in p_columns)
-    oracle_res = next(r for r in table.rows if r[0] == "oracle" and r[2] == RES)
-    assert all(oracle_res[i] == DETERMINISTIC for i in p_columns)
-    expert_res = next(r for r in table.rows if r[0] == "explorer-expert" and r[2] == RES)
-    assert all(float(expert_res[i]) > 0 for i in p_columns)
+    for fixed in ("oracle", "explorer-expert"):  # their kind fixes their scaled rows: marked, no p-value
+        row = next(r for r in table.rows if r[0] == fixed and r[2].startswith(RES))
+        assert row[2] == f"{RES} ({BY_CONSTRUCTION})"
+        assert all(row[i] == BY_CONSTRUCTION for i in p_columns)
+    free_res = next(r for r in table.rows if r[0] == "free" and r[2] == RES)
+    assert all(float(free_res[i]) > 0 for i in p_columns)
     notes = " ".join(table.notes)
+    assert "oracle's rows on scaled environments are fixed by construction" in notes
+    assert "explorer-expert's rows on scaled environments are fixed by construction" in notes
+    assert "Rows that are evidence about RES (+RES not fixed by construction): free." in notes
     assert "each lineage grew at least one child" in notes
     assert "fulfilled its newest node in none of its attempts (3 lineage(s) stopped so)" in notes
     assert "no valid child" not in notes
     assert "exact McNemar" in notes and "permutation" in notes
 
 
+def test_an_agent_that_cannot_vary_gets_no_p_value() -> None:
+    agents = {"oracle": OracleAgent(), "explorer-basic": BasicExplorer()}
+    records = {
+        (key, condition): [episode_record(score=s, passed=s >= 0.8) for s in (1.0, 0.9, 0.2)]
+        for key in agents
+        for condition in (ORIGINAL, RES)
+    }
+    table, _ = build_table1(
+        records, benchmark="claw_bundled", agents=agents, models={}, settings=metric_settings(n_bootstrap=50)
+    )
+    p_columns = [i for i, c in enumerate(table.columns) if c.startswith(("paired p", "permutation p"))]
+    basic_res = next(r for r in table.rows if r[0] == "explorer-basic" and r[2].startswith(RES))
+    assert all(basic_res[i] == BY_CONSTRUCTION for i in p_columns)
+    assert "follows the seed's reference plan" in " ".join(table.notes)
+    assert DETERMINISTIC in " ".join(table.notes)
+    assert "none in this run" in " ".join(table.notes)
+
+
 def test_rpr_uses_a_cluster_interval_and_tests_on_the_same_quantity() -> None:
-    agents = {"explorer-expert": ExpertExplorer()}
+    agents = {"free": Free()}
     full, half = (True, True, True, True), (True, True, False, False)
     records = {
-        ("explorer-expert", ORIGINAL): [
-            episode_record(benchmark="workspace_bundled", rubric=full) for _ in range(4)
-        ],
-        ("explorer-expert", RES): [
+        ("free", ORIGINAL): [episode_record(benchmark="workspace_bundled", rubric=full) for _ in range(4)],
+        ("free", RES): [
             episode_record(benchmark="workspace_bundled", score=0.5, passed=False, rubric=half)
             for _ in range(4)
         ],

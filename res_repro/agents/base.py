@@ -27,11 +27,16 @@ class Attempt:
 class Agent(abc.ABC):
     """An agent. ``scripted`` agents are programs, labelled as such in every table; ``seeded`` says whether
     an episode's outcome can vary with its seed (a model's sampling, an explorer's order of alternatives).
-    An agent that is not seeded repeats itself exactly, so no test of chance applies to it."""
+    An agent that is not seeded repeats itself exactly, so no test of chance applies to it.
+
+    ``fixed_on_scaled`` says why the agent's outcomes on scaled environments follow from how they were
+    built rather than from the agent (None for an agent they do not bind): tables mark those rows "by
+    construction" with the reason, apart from the evidence."""
 
     name: str
     scripted: ClassVar[bool] = True
     seeded: ClassVar[bool] = True
+    fixed_on_scaled: ClassVar[str | None] = None
 
     def fingerprint(self) -> dict[str, Any]:
         """Everything about this agent that can change an episode's outcome (part of the episode id)."""

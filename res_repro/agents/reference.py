@@ -17,6 +17,10 @@ class OracleAgent(Agent):
 
     name = "oracle"
     seeded = False
+    fixed_on_scaled = (
+        "it runs each environment's reference solution, which every accepted change must leave passing "
+        "(the reference_passes check)"
+    )
 
     def run(self, task: Task, environment: Environment, attempt: Attempt) -> AgentOutcome:
         """Let the environment run its reference solution."""

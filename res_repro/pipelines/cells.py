@@ -112,6 +112,9 @@ def paper_cell(row: Mapping[str, Any] | None, key: str) -> str:
     return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
+BY_CONSTRUCTION = "by construction"
+
+
 def agent_note(agents: Mapping[str, Agent], target: str | None = None) -> str:
     """Which agents produced the numbers, each labelled scripted or model; when the scaling ``target`` is
     among them, what its selection fixes by construction."""
@@ -127,14 +130,34 @@ def agent_note(agents: Mapping[str, Agent], target: str | None = None) -> str:
             "attempts, so its rows on saved environments (Saved RES, the deepest caps) are low by "
             "construction, not evidence about RES."
         )
-    return note
+    return " ".join([note, *fixed_notes(agents, target)])
+
+
+def fixed_notes(agents: Mapping[str, Agent], target: str | None = None) -> list[str]:
+    """One sentence per agent (other than the scaling ``target``) whose rows on scaled environments are
+    fixed by construction, with the reason (:attr:`Agent.fixed_on_scaled`)."""
+    return [
+        f"{key}'s rows on scaled environments are fixed {BY_CONSTRUCTION}, not evidence about RES: "
+        f"{agent.fixed_on_scaled}."
+        for key, agent in agents.items()
+        if key != target and agent.fixed_on_scaled
+    ]
+
+
+def fixed_on_scaled(key: str, agent: Agent, target: str | None = None) -> bool:
+    """True when ``agent``'s outcomes on scaled environments follow from how they were built: it is the
+    scaling target, or its kind binds them (:attr:`Agent.fixed_on_scaled`)."""
+    return key == target or bool(agent.fixed_on_scaled)
 
 
 def agent_label(key: str, agent: Agent, target: str | None = None) -> str:
     """An agent's key with its kind, e.g. ``explorer-standard (scripted)``, and ``scaling target`` when it
-    is the agent that decided where the saved lineages stop."""
+    is the agent that decided where the saved lineages stop, or ``RES rows by construction`` when its
+    kind fixes its outcomes on scaled environments."""
     kind = "scripted" if agent.scripted else "model"
-    return f"{key} ({kind}, scaling target)" if key == target else f"{key} ({kind})"
+    if key == target:
+        return f"{key} ({kind}, scaling target)"
+    return f"{key} ({kind}, RES rows {BY_CONSTRUCTION})" if agent.fixed_on_scaled else f"{key} ({kind})"
 
 
 def condition_failures(records: Iterable[EpisodeRecord]) -> dict[tuple[str, str], int]:

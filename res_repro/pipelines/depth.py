@@ -32,7 +32,14 @@ from res_repro.evaluation.metrics import (
 from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.pipelines.ablations import without_dependencies_task
 from res_repro.pipelines.budgets import historical_values
-from res_repro.pipelines.cells import FailedAgents, agent_label, failed_row, metric_settings, split_failed
+from res_repro.pipelines.cells import (
+    FailedAgents,
+    agent_label,
+    agent_note,
+    failed_row,
+    metric_settings,
+    split_failed,
+)
 from res_repro.pipelines.lineage_views import child_costs, lineage_notes, model_proposer, termination_rates
 from res_repro.pipelines.lineages import (
     build_lineages,
@@ -78,9 +85,12 @@ def build_depth_table(
     settings: MetricSettings,
     benchmark: str,
     failed: FailedAgents | None = None,
+    target: str | None = None,
 ) -> tuple[Table, dict[str, float]]:
     """One row per condition; per agent its pass rate (with CI), mean turns and mean tool calls, or, for
-    an agent of ``failed`` (every episode an infrastructure error), the failure in place of them."""
+    an agent of ``failed`` (every episode an infrastructure error), the failure in place of them. The
+    agents are labelled as in every table: the scaling ``target`` and the agents whose kind fixes their
+    outcomes on scaled environments, with the reasons in the notes (:func:`cells.agent_note`)."""
     confidence = settings.confidence
     columns = ["condition", "n"]
     for key in agents:
@@ -106,10 +116,8 @@ def build_depth_table(
             slug = condition.replace(" ", "_").replace("/", "")
             logged.update({**rate.as_metrics(f"{key}.{slug}.pass_rate"), f"{key}.{slug}.tool_calls": calls})
         table.add_row(*cells)
-    kinds = ", ".join(agent_label(key, agent) for key, agent in agents.items())
     table.notes = [
-        f"Agents: {kinds}. Scripted agents are programs, not models (an explorer varies only through its "
-        "episode seed).",
+        agent_note(agents, target),
         f"Pass: {success_description(benchmark, settings)}.",
         "Depth d uses each seed's node at depth d, or its last node if its lineage stopped earlier.",
         f"'{WITHOUT_DEPENDENCIES}': the last environments with every composed change and the earlier "
@@ -137,7 +145,9 @@ def run_res_depth(cfg: DictConfig) -> Table:
         records.setdefault((request.agent, request.environment), []).append(record)
     settings = metric_settings(cfg)
     ran, failed = split_failed(agents, flat)
-    table, metrics = build_depth_table(records, agents, settings, cfg.benchmark.name, failed)
+    table, metrics = build_depth_table(
+        records, agents, settings, cfg.benchmark.name, failed, cfg.scaling.target
+    )
     table.notes += lineage_notes(lineages)
     episodes = write_episodes(flat, Path(cfg.paths.output_dir) / "episodes.jsonl")
     figures = depth_figures(cfg, records, ran, lineages, settings)

@@ -51,7 +51,9 @@ def budget_panels(cfg: DictConfig, data: DepthRecords, historical: bool) -> dict
     budgets = range(cfg.scaling.depth_cap + 1)
     return {
         label: {
-            agent_label(key, agent): per_budget(measure_chains(cfg, data, key, measure), budgets, historical)
+            agent_label(key, agent, cfg.scaling.target): per_budget(
+                measure_chains(cfg, data, key, measure), budgets, historical
+            )
             for key, agent in data.agents.items()
         }
         for label, measure in budget_measures(data).items()
@@ -74,7 +76,7 @@ def caps_figure(cfg: DictConfig, data: DepthRecords) -> Figure:
     caps = depth_caps(cfg)
     threshold = metric_settings(cfg).threshold
     series = {
-        agent_label(key, agent): {
+        agent_label(key, agent, cfg.scaling.target): {
             "Pass@1": [100 * fmean(pass_flags(data.current(key, "score", c), threshold)) for c in caps],
             "Score": [100 * fmean(data.current(key, "score", c)) for c in caps],
         }
@@ -100,5 +102,8 @@ def ablation_dumbbells(cfg: DictConfig, data: AblationRecords, agent: str) -> Fi
         data.tasks,
         panels,
         threshold=100 * metric_settings(cfg).threshold,
-        title=f"Figure A5, {agent_label(agent, data.agents[agent])}: per-task effect of each intervention",
+        title=(
+            f"Figure A5, {agent_label(agent, data.agents[agent], cfg.scaling.target)}: "
+            "per-task effect of each intervention"
+        ),
     )

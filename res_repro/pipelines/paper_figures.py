@@ -65,7 +65,7 @@ def figure_a2(cfg: DictConfig, data: DepthRecords) -> Figure:
     budgets = range(cfg.scaling.depth_cap + 1)
     panels = {
         label: {
-            agent_label(key, agent): (
+            agent_label(key, agent, cfg.scaling.target): (
                 per_budget(measure_chains(cfg, data, key, measure), budgets, False),
                 per_budget(measure_chains(cfg, data, key, measure), budgets, True),
             )
@@ -149,7 +149,7 @@ def run_figures(cfg: DictConfig) -> Table:
     for name in sorted(figures):
         table.add_row(name, f"figures/{name}.png, figures/{name}.pdf", shown[name])
     table.notes = [
-        agent_note(data.agents),
+        agent_note(data.agents, cfg.scaling.target),
         f"Depth figures: {len(data.lineages)} seeds, budgets 0..{cfg.scaling.depth_cap}; Figure A5: "
         f"the {len(ablations.tasks)}-task ablation slice.",
     ]

@@ -1,14 +1,16 @@
 """Table 1: agents on the original and the last accepted RES environment of each seed task.
 
-Each agent makes one attempt per task in both conditions; the two are compared task by task (exact
-McNemar for pass rates; paired bootstrap and, beside it, a paired permutation test for scores and RPR).
-The paper's reported figures sit in their own "paper" column; scripted agents are labelled as such.
+Each agent makes one attempt per task in both conditions; the two are compared task by task (exact McNemar
+for pass rates; paired bootstrap and, beside it, a paired permutation test for scores and RPR). The paper's
+reported figures sit in their own "paper" column; scripted agents are labelled as such.
 
-What holds by construction is marked, not reported as evidence: the scaling target's +RES row (each
-lineage grows until the target fails to fulfil its newest child, so that row was selected against it) sits
-apart from the agents that were not selected against, and an agent whose outcomes cannot vary (not
-seeded) gets no p-value. Every seed grows a child before the stopping rule is consulted; a seed that grew
-no valid child (its +RES is the original) is counted and named in the notes with the reason.
+What holds by construction is marked, not reported as evidence: the scaling target's +RES row (each lineage
+grows until the target fails to fulfil its newest child, so that row was selected against it) sits apart,
+the +RES rows of agents whose kind fixes them (``Agent.fixed_on_scaled``: the oracle, an explorer that
+replays the seed's plan, one whose skills were written for the operators) read "by construction" with the
+reason, and an agent whose outcomes cannot vary (not seeded) gets no p-value. Every seed grows a child
+before the stopping rule is consulted; a seed that grew no valid child (its +RES is the original) is
+counted and named in the notes with the reason.
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ from res_repro.evaluation.metrics import MetricSettings
 from res_repro.evaluation.runner import EpisodeRequest
 from res_repro.evaluation.summary import Metric, metrics_for, statistics_note
 from res_repro.pipelines.cells import (
+    BY_CONSTRUCTION,
     condition_failures,
     failed_text,
+    fixed_notes,
+    fixed_on_scaled,
     format_p,
     interval_text,
     metric_settings,
@@ -47,7 +52,6 @@ from res_repro.reporting.tables import Table
 from res_repro.res.scaling import STOP_RULES
 
 ORIGINAL, RES = "original", "+RES"
-BY_CONSTRUCTION = "by construction"
 DETERMINISTIC = "deterministic"
 TARGET_KIND = "scaling target"
 
@@ -118,7 +122,7 @@ def build_table1(
                         *_unreported_row([name, kind, condition, 0], metrics, prefix, reported, why)
                     )
                 continue
-            selected = key == target and condition == RES
+            selected = condition == RES and fixed_on_scaled(key, agent, target)
             marker = BY_CONSTRUCTION if selected else None if agent.seeded else DETERMINISTIC
             shown = f"{condition} ({BY_CONSTRUCTION})" if selected else condition
             cells: list[object] = [name, kind, shown, len(mine)]
@@ -207,9 +211,14 @@ def table1_notes(
             f"{target} is the scaling target and is reported apart: each lineage grew at least one child, "
             f"then grew until {target} {target_rule} its newest node in none of its attempts "
             f"({len(target_stop_depths)} lineage(s) stopped so), so "
-            f"its +RES row is low {BY_CONSTRUCTION} (as in the paper) and is no evidence about RES; the "
-            "other agents were not selected against."
+            f"its +RES row is low {BY_CONSTRUCTION} (as in the paper) and is no evidence about RES."
         )
+    notes += fixed_notes(agents, target)
+    evidence = [a.name for k, a in agents.items() if not fixed_on_scaled(k, a, target)]
+    notes.append(
+        f"Rows that are evidence about RES (+RES not fixed {BY_CONSTRUCTION}): "
+        f"{', '.join(evidence) if evidence else 'none in this run (every agent is scripted or selected)'}."
+    )
     return notes
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from omegaconf import DictConfig
 
+from res_repro.agents import Agent
 from res_repro.evaluation.metrics import mean_score, pass_flags
 from res_repro.pipelines.ablations import (
     CONTROLS,
@@ -37,8 +38,8 @@ PAPER_KEYS = {"saved_res": "saved", "rebuilt_res": "rebuilt", "basic_library": "
 """Where the paper's Table A5 rows name a condition differently."""
 
 
-def _kind(data: AblationRecords, key: str) -> str:
-    return f"ours: {agent_label(key, data.agents[key])}"
+def _kind(key: str, agent: Agent, target: str | None) -> str:
+    return f"ours: {agent_label(key, agent, target)}"
 
 
 def build_table_a5(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[str, float]]:
@@ -47,27 +48,28 @@ def build_table_a5(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
     columns = ["source", "task", "d_i", *(LABELS[c] for c in data.conditions)]
     table = Table(title=f"Table A5: per-task native scores ({cfg.benchmark.name})", columns=columns)
     logged: dict[str, float] = {}
-    for key in data.agents:
+    for key, agent in data.agents.items():
+        source = _kind(key, agent, cfg.scaling.target)
         scores = {c: [r.score for r in data.records[(key, c)]] for c in data.conditions}
         for index, task in enumerate(data.tasks):
             cells = [f"{100 * scores[c][index]:.2f}" for c in data.conditions]
-            table.add_row(_kind(data, key), task, data.planned_depths[index], *cells)
+            table.add_row(source, task, data.planned_depths[index], *cells)
         means = [
             mean_cells(scores[c], settings.confidence, scale=100, bounds=PERCENT) for c in data.conditions
         ]
-        table.add_row(_kind(data, key), "mean", "", *(m[0] for m in means))
-        table.add_row(_kind(data, key), f"{settings.confidence:.0%} CI", "", *(m[1] for m in means))
+        table.add_row(source, "mean", "", *(m[0] for m in means))
+        table.add_row(source, f"{settings.confidence:.0%} CI", "", *(m[1] for m in means))
         counts = [sum(pass_flags(scores[c], settings.threshold)) for c in data.conditions]
-        table.add_row(_kind(data, key), f"score >= {100 * settings.threshold:.0f}", "", *counts)
+        table.add_row(source, f"score >= {100 * settings.threshold:.0f}", "", *counts)
         p_values = [
             bootstrap_cell(scores.get(CONTROLS[c]) if c in CONTROLS else None, scores[c], settings)
             for c in data.conditions
         ]
-        table.add_row(_kind(data, key), "paired p vs control", "", *p_values)
+        table.add_row(source, "paired p vs control", "", *p_values)
         logged.update({f"{key}.{c}.score": mean_score(v) for c, v in scores.items()})
     for key, agent in data.failed.agents.items():
         errors = (data.failed.errors.get((key, c), 0) for c in data.conditions)
-        table.add_row(f"ours: {agent_label(key, agent)}", "all tasks", "", *map(failed_text, errors))
+        table.add_row(_kind(key, agent, cfg.scaling.target), "all tasks", "", *map(failed_text, errors))
     for row in paper_values()["table_a5_per_task_scores"]:
         table.add_row(
             PAPER_SOURCE,

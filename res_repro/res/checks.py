@@ -2,7 +2,10 @@
 
 1. The change is applied: every operator's own check passes and the content differs from the parent.
 2. Task validity: the objective (instruction and grader) is untouched; the updated reference completes
-   the task on the child; nop fails on the child; the parent's reference fails on the child.
+   the task on the child; nop fails on the child; the parent's reference fails on the child: it fails the
+   benchmark's pass rule there, or scores lower there than in its own environment (on lenient graders a
+   change to the data an old solution reads can cost it points without crossing the pass threshold; it
+   still no longer solves the task as it did).
 3. Dependency feasibility: the dependency graph is acyclic and every node is reachable from the first
    observation.
 
@@ -114,12 +117,24 @@ def check_validity(parent: Task, child: Task, *, backend: Backend, seed: int = 0
         cross = _episode(load_copy(child, cross_dir), OracleAgent(), backend, seed)
     finally:
         shutil.rmtree(cross_dir.parent, ignore_errors=True)
-    results.append(
-        CheckResult(
-            "parent_reference_fails", not cross.passed and not cross.infrastructure_failure, _verdict(cross)
-        )
-    )
+    broken, detail = not cross.passed and not cross.infrastructure_failure, _verdict(cross)
+    if cross.passed and not cross.infrastructure_failure:  # it still passes: did the change cost it points?
+        own = _own_reference_score(parent, backend, seed)
+        broken, detail = cross.score < own - SCORE_EPSILON, f"{detail} (own environment: {own:.2f})"
+    results.append(CheckResult("parent_reference_fails", broken, detail))
     return results
+
+
+SCORE_EPSILON = 1e-6  # a score lower than this much below another is the same score
+_own_scores: dict[tuple[str, str, int], float] = {}  # (format, content hash, seed) -> reference score
+
+
+def _own_reference_score(parent: Task, backend: Backend, seed: int) -> float:
+    """The native score of the parent's reference in the parent's own environment (once per content)."""
+    key = (parent.kind, parent.content_hash, seed)
+    if key not in _own_scores:
+        _own_scores[key] = _episode(parent, OracleAgent(), backend, seed).score
+    return _own_scores[key]
 
 
 def check_feasibility(graph: DependencyGraph) -> CheckResult:

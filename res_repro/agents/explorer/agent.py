@@ -126,10 +126,16 @@ class BasicExplorer(ExplorerAgent):
     """Small budget, no repairs: runs the plan as it stands."""
 
     tier = BASIC
+    fixed_on_scaled = (
+        "it follows the seed's reference plan and repairs nothing, and every accepted depth-1 change must "
+        "make that plan fail or lose points (the parent_reference_fails check), so its drop follows from "
+        "how the changes were selected"
+    )
 
 
 class StandardExplorer(ExplorerAgent):
-    """Retries transient failures, gathers pages, follows `next`, and investigates failed shell steps."""
+    """Retries transient failures, gathers pages, follows `next` and links, reads a failing tool's
+    documentation, and investigates failed shell steps."""
 
     tier = STANDARD
 
@@ -138,6 +144,10 @@ class ExpertExplorer(ExplorerAgent):
     """Every skill and the largest budget."""
 
     tier = EXPERT
+    fixed_on_scaled = (
+        "its recovery skills were written for this operator library (a skill per kind of change), so its "
+        "success on scaled environments measures that match, not an agent's ability"
+    )
 
 
 EXPLORERS: tuple[type[ExplorerAgent], ...] = (BasicExplorer, StandardExplorer, ExpertExplorer)

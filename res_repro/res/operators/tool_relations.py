@@ -50,6 +50,7 @@ from res_repro.res.operators.tool_common import (
 )
 
 MARKER = "record_state"
+MOVED_NODES = 5  # moved records an archive change offers later changes to build on
 OVERRIDES = {"type": "object", "additionalProperties": {"type": "object"}}  # {key: {field: value}}
 
 
@@ -423,11 +424,17 @@ class ArchiveRecords(ToolOperator):
         docs = f"Archived records are no longer served here (404): read them with {params['archive_tool']}."
         add_outer_layer(draft, "archive", {**params, "input_schema": schema}, {params["tool"]: docs})
         self.record_adapter(draft, params)
-        archive = f"archive:{params['tool']}"
-        return [
-            Edge(OBSERVATION, archive, "the 404 error names the archive tool"),
-            Edge(archive, GOAL, "the archived records"),
-        ]
+        archive, getter = f"archive:{params['tool']}", tool(draft, params["tool"])
+        edges = [Edge(OBSERVATION, archive, "the 404 error names the archive tool")]
+        for key in params["moved"][
+            :MOVED_NODES
+        ]:  # the task's records that moved: later changes build on them
+            moved = record_node(getter.service, getter.collection, key)
+            edges += [
+                Edge(archive, moved, "the archive serves the record"),
+                Edge(moved, GOAL, "an archived record"),
+            ]
+        return edges
 
     def applied(self, draft: ToolDraft, params: dict[str, Any]) -> str | None:
         """The layer is in the stack."""
