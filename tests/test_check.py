@@ -151,7 +151,16 @@ def test_a_copied_claw_eval_live_task_validates_with_its_checkout_named(tmp_path
 def test_help_lists_every_subcommand_and_the_config_groups_without_internal_entries():
     shown = subprocess.run([sys.executable, "-m", "res_repro", "--help"], capture_output=True, text=True)
     assert shown.returncode == 0
-    for name in ("check", "validate", "view", "export-sft", "export-harbor"):
+    for name in (
+        "check",
+        "validate",
+        "view",
+        "export-sft",
+        "export-harbor",
+        "lineages",
+        "operators",
+        "clean-stale",
+    ):
         assert f"  {name} " in shown.stdout
     groups = dict(line.split(maxsplit=1) for line in shown.stdout.split("(GROUP=OPTION):\n")[1].splitlines())
     assert {"benchmark", "experiment", "models", "sandbox", "scaling"} <= groups.keys()

@@ -27,6 +27,7 @@ from res_repro.agents.reference import NopAgent
 from res_repro.env.formats import format_of
 from res_repro.env.formats.tool_api import load_tool_task
 from res_repro.env.task import Task
+from res_repro.pipelines.lineage_summary import summarise
 from res_repro.pipelines.lineage_views import lineage_notes
 from res_repro.res import scaling
 from res_repro.res.admission import Admission, AdmissionSettings
@@ -35,7 +36,7 @@ from res_repro.res.graph import OBSERVATION, DependencyGraph, Edge
 from res_repro.res.lineage import LineageStore, node_id
 from res_repro.res.operators import OPERATORS, Family, Operator
 from res_repro.res.proposer import Proposal, ProposalContext, Proposer, ProposerCost
-from res_repro.res.scaling import AdmissionGate, Scaler
+from res_repro.res.scaling import NOTHING_APPLIES, AdmissionGate, Scaler
 
 EMPTY = Proposal((), problems=("not JSON",))  # an invalid LLM answer: spends a revision
 SILENT = Proposal(())  # an answer without applications and without a stated problem
@@ -352,7 +353,9 @@ def test_none_from_the_proposer_ends_growth_with_revisions_left(tmp_path, seed_d
     result = _scaler(tmp_path, proposer, max_revisions=3).scale(load_tool_task(seed_dir))
     assert (result.stop_reason, len(proposer.seen)) == ("no_valid_child", 1)
     assert (result.seed_task_id, len(result.nodes)) == ("renewal-mail", 1)
-    assert result.why.startswith("no candidate reached the checks")
+    assert result.why == NOTHING_APPLIES  # kept in the store, so the lineage summary says it too
+    summary = summarise(tmp_path / "lineages").to_dict()
+    assert summary["seeds"]["unscaled"][0]["reason"] == NOTHING_APPLIES
 
 
 def test_an_inapplicable_proposal_is_rejected_and_the_next_revision_tried(tmp_path, seed_dir):

@@ -42,6 +42,7 @@ HINTS = {
     REALISTIC: "errors carry a status, a code and a message; how to recover is in the tools' documentation",
     GUIDED: "errors also carry a hint and the next call to make",
 }
+NOTHING_APPLIES = "no operator of the library applies to this environment (it offers nothing they change)"
 STOP_RULES = {
     "fulfilment": "fulfilled",  # the paper's: complete task fulfilment (each format's grade defines it)
     "pass": "passed",  # the benchmark's pass rule (e.g. a Claw-style native score >= its threshold)
@@ -147,6 +148,8 @@ def no_child_reason(store: LineageStore, base: Node, depth: int) -> str:
     last = max(mine, key=lambda r: r.get("revision", 0))
     operators = "+".join(step["operator"] for step in last.get("steps", ())) or "no operator"
     failed = [c for c in last.get("checks", ()) if not c.get("passed")]
+    if not last.get("steps") and failed and failed[0]["name"] == "applies":
+        return str(failed[0].get("detail"))
     check = f"{failed[0]['name']}: {failed[0].get('detail') or 'failed'}" if failed else "rejected"
     return f"last candidate ({operators}, revision {last.get('revision', 0)}) failed {check}"
 
@@ -228,6 +231,10 @@ class Scaler:
                 proposal = self.proposer.propose(context, rng, cost)
                 if proposal is None:  # final: no revision can make an operator apply
                     log.debug("%s depth %d: no operator applies", seed_id, depth)
+                    nothing = CheckResult("applies", False, NOTHING_APPLIES)
+                    self._keep_rejection(
+                        base, depth, revision, Proposal((), "no operator applies"), [nothing]
+                    )
                     return None
                 if not proposal.steps:  # an empty or invalid answer spends a revision
                     context.feedback = [f"proposal: {p}" for p in proposal.problems] or [
