@@ -417,7 +417,7 @@ def test_a_check_result_is_a_plain_dict():
 )
 def test_the_parent_reference_fails_when_it_fails_or_loses_points(tmp_path, monkeypatch, own, cross, broken):
     parent, child, _, _, _ = _child(make_tool_task(tmp_path / "p"), tmp_path / "c", "require_token")
-    checks._own_scores.clear()
+    checks._own_runs.clear()
 
     def graded(task, agent, **kwargs):
         if agent.name == "nop":

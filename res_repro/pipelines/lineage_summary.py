@@ -357,8 +357,9 @@ def _unscaled_reason(seed: Path, manifests: Sequence[Manifest]) -> dict[str, Any
         check = str(failed[0].get("name", "a check")) if failed else None
         detail = str(failed[0].get("detail") or "failed") if failed else "rejected"
         said = f"{check}: {_first_line(detail)}" if check else detail
-        if not operators and check == "applies":  # the proposer found nothing to change
-            return {"stop": "nothing_applies", "reason": detail, "check": check, "detail": detail}
+        if not operators and check:  # nothing to change, or a seed whose own reference fails
+            stop = "nothing_applies" if check == "applies" else "invalid_seed"
+            return {"stop": stop, "reason": detail, "check": check, "detail": detail}
         return {
             "stop": "no_valid_child",
             "reason": f"last candidate ({'+'.join(operators) or 'no operator'}, depth {last.get('depth')}, "

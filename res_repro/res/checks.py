@@ -119,22 +119,33 @@ def check_validity(parent: Task, child: Task, *, backend: Backend, seed: int = 0
         shutil.rmtree(cross_dir.parent, ignore_errors=True)
     broken, detail = not cross.passed and not cross.infrastructure_failure, _verdict(cross)
     if cross.passed and not cross.infrastructure_failure:  # it still passes: did the change cost it points?
-        own = _own_reference_score(parent, backend, seed)
+        own = own_reference(parent, backend, seed).score
         broken, detail = cross.score < own - SCORE_EPSILON, f"{detail} (own environment: {own:.2f})"
     results.append(CheckResult("parent_reference_fails", broken, detail))
     return results
 
 
 SCORE_EPSILON = 1e-6  # a score lower than this much below another is the same score
-_own_scores: dict[tuple[str, str, int], float] = {}  # (format, content hash, seed) -> reference score
+_own_runs: dict[tuple[str, str, int], EpisodeRecord] = {}  # (format, content hash, seed) -> its run
 
 
-def _own_reference_score(parent: Task, backend: Backend, seed: int) -> float:
-    """The native score of the parent's reference in the parent's own environment (once per content)."""
-    key = (parent.kind, parent.content_hash, seed)
-    if key not in _own_scores:
-        _own_scores[key] = _episode(parent, OracleAgent(), backend, seed).score
-    return _own_scores[key]
+def own_reference(task: Task, backend: Backend, seed: int = 0) -> EpisodeRecord:
+    """The task's reference run in the task's own environment (once per content and seed)."""
+    key = (task.kind, task.content_hash, seed)
+    if key not in _own_runs:
+        _own_runs[key] = _episode(task, OracleAgent(), backend, seed)
+    return _own_runs[key]
+
+
+def invalid_seed(task: Task, backend: Backend, seed: int = 0) -> CheckResult | None:
+    """A failed ``seed_reference_passes`` check when the seed's own reference does not pass in its own
+    environment (an invalid task: no child could pass ``reference_passes``), else None."""
+    run = own_reference(task, backend, seed)
+    if run.passed and not run.infrastructure_failure:
+        return None
+    return CheckResult(
+        "seed_reference_passes", False, f"the seed's reference fails in its own environment: {_verdict(run)}"
+    )
 
 
 def check_feasibility(graph: DependencyGraph) -> CheckResult:

@@ -6,7 +6,9 @@ consulted (the seed itself is never a stopping point: the paper's Table A4 has o
 seed); after each child, recursion stops when the target agent fulfils the task completely (the paper's
 rule: full native score, every rubric item, the verifier passed) in none of its attempts at that child.
 It also stops at the depth cap (a cap of 0 grows nothing) and when no valid child can be found within
-the revision budget; the lineage then says why (:func:`no_child_reason`). A child is built from a copy of
+the revision budget, when no operator applies, or when the seed's own reference fails in its own
+environment (an invalid task, which no child could fix); the lineage then says why
+(:func:`no_child_reason`), and the store keeps it. A child is built from a copy of
 its parent plus its own change, so depth d costs d single steps, not d rebuilds; finished nodes are found
 again by id and reused.
 """
@@ -28,7 +30,7 @@ from res_repro.env.middleware import GUIDED, REALISTIC
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import run_episode
 from res_repro.res.admission import AdmissionSettings, admit
-from res_repro.res.checks import CheckResult, run_checks
+from res_repro.res.checks import CheckResult, invalid_seed, run_checks
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.lineage import ENV_DIR, LineageStore, Manifest, Node, node_id
 from res_repro.res.operators import OPERATORS, Application
@@ -148,7 +150,7 @@ def no_child_reason(store: LineageStore, base: Node, depth: int) -> str:
     last = max(mine, key=lambda r: r.get("revision", 0))
     operators = "+".join(step["operator"] for step in last.get("steps", ())) or "no operator"
     failed = [c for c in last.get("checks", ()) if not c.get("passed")]
-    if not last.get("steps") and failed and failed[0]["name"] == "applies":
+    if not last.get("steps") and failed:  # nothing applied, or the seed itself is invalid
         return str(failed[0].get("detail"))
     check = f"{failed[0]['name']}: {failed[0].get('detail') or 'failed'}" if failed else "rejected"
     return f"last candidate ({operators}, revision {last.get('revision', 0)}) failed {check}"
@@ -217,6 +219,12 @@ class Scaler:
         known = self.store.recall_child(seed_id, key)
         if known is not None:
             return known
+        invalid = (
+            invalid_seed(base.task, self.backend, self.settings.seed) if base.manifest.depth == 0 else None
+        )
+        if invalid is not None:  # no child could pass reference_passes: say so rather than try
+            self._keep_rejection(base, depth, 0, Proposal((), "invalid seed"), [invalid])
+            return None
         rng = random.Random(f"{self.settings.seed}-{seed_id}-{depth}")
         visible = base.manifest.graph if self.settings.composition else DependencyGraph()
         context = ProposalContext(draft=None, graph=visible)
