@@ -776,3 +776,14 @@ def test_a_root_that_cannot_be_copied_leaves_no_scratch_folder(tmp_path, seed_di
     with pytest.raises(OSError, match="disk full"):
         scaling.root_node(task, LineageStore(tmp_path / "lineages"))
     assert not list((tmp_path / "lineages" / task.task_id / ".staging").iterdir())
+
+
+def test_a_seed_whose_own_reference_fails_is_named_invalid_without_proposing(tmp_path):
+    seed = make_tool_task(tmp_path / "seed")
+    (seed / "solution" / "solve.py").write_text("def solve(call):\n    return 'nothing'\n")
+    proposer = Scripted(["require_token"])
+    result = _scaler(tmp_path, proposer, depth_cap=2).scale(load_tool_task(seed))
+    assert (result.stop_reason, len(result.nodes), proposer.seen) == ("no_valid_child", 1, [])
+    assert result.why.startswith("the seed's reference fails in its own environment: score ")
+    unscaled = summarise(tmp_path / "lineages").to_dict()["seeds"]["unscaled"][0]
+    assert (unscaled["stop"], unscaled["reason"]) == ("invalid_seed", result.why)
