@@ -235,3 +235,9 @@ def test_a_failed_agent_keeps_a_row_per_condition_saying_how_many_errors() -> No
         ["down", "res", "0", "failed: 1 infrastructure errors", ""],
         ["down", "3", "0", "failed: 3 infrastructure errors", ""],  # a depth cap: all of the agent's errors
     ]
+
+
+def test_the_scaling_note_says_how_the_added_layers_answer_errors():
+    assert cells.scaling_note(compose_config()).startswith("Scaled environments: errors are realistic (")
+    guided = cells.scaling_note(compose_config("scaling.hints=guided"))
+    assert "errors are guided (errors also carry a hint and the next call" in guided

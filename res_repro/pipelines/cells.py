@@ -18,6 +18,7 @@ from res_repro.evaluation.metrics import MetricSettings, RateEstimate, mean_with
 from res_repro.evaluation.statistics import mcnemar_exact, paired_bootstrap, paired_permutation_test
 from res_repro.evaluation.summary import PERMUTATION
 from res_repro.reporting.tables import Table
+from res_repro.res.scaling import HINTS
 
 NOT_RUN = "n/a (scripted)"
 """What a token cell says when every agent is scripted: no model is called, so there are no tokens."""
@@ -131,6 +132,12 @@ def agent_note(agents: Mapping[str, Agent], target: str | None = None) -> str:
             "construction, not evidence about RES."
         )
     return " ".join([note, *fixed_notes(agents, target)])
+
+
+def scaling_note(cfg: DictConfig) -> str:
+    """How the scaled environments' added layers answer errors (``scaling.hints``), for a table's notes."""
+    hints = str(cfg.scaling.hints)
+    return f"Scaled environments: errors are {hints} ({HINTS.get(hints, 'unknown setting')}; scaling.hints)."
 
 
 def fixed_notes(agents: Mapping[str, Agent], target: str | None = None) -> list[str]:

@@ -38,6 +38,7 @@ from res_repro.pipelines.cells import (
     agent_note,
     failed_row,
     metric_settings,
+    scaling_note,
     split_failed,
 )
 from res_repro.pipelines.lineage_views import child_costs, lineage_notes, model_proposer, termination_rates
@@ -148,7 +149,7 @@ def run_res_depth(cfg: DictConfig) -> Table:
     table, metrics = build_depth_table(
         records, agents, settings, cfg.benchmark.name, failed, cfg.scaling.target
     )
-    table.notes += lineage_notes(lineages)
+    table.notes += [*lineage_notes(lineages), scaling_note(cfg)]
     episodes = write_episodes(flat, Path(cfg.paths.output_dir) / "episodes.jsonl")
     figures = depth_figures(cfg, records, ran, lineages, settings)
     publish(cfg, table, "res_depth", metrics, extra=[episodes], figures=figures)

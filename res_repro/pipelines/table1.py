@@ -36,6 +36,7 @@ from res_repro.pipelines.cells import (
     interval_text,
     metric_settings,
     pct,
+    scaling_note,
 )
 from res_repro.pipelines.costs import DryRunPlan, report_usage
 from res_repro.pipelines.lineage_views import childless_note, childless_seeds
@@ -287,6 +288,7 @@ def run_table1(cfg: DictConfig) -> Table:
         childless=childless_seeds(lineages),
         seeds=len(lineages),
     )
+    table.notes.append(scaling_note(cfg))
     metrics.update(report_usage(cfg, flat))
     depths = [lineage.last.manifest.depth for lineage in lineages]
     metrics["res.mean_depth"] = sum(depths) / len(depths)

@@ -35,6 +35,7 @@ from res_repro.pipelines.cells import (
     metric_settings,
     paper_cell,
     rate_cells,
+    scaling_note,
 )
 from res_repro.pipelines.paper import paper_values
 from res_repro.pipelines.reporting import publish, raise_for_failed_agents
@@ -123,6 +124,7 @@ def build_component_table(
     )
     table.notes = [
         agent_note(data.agents, cfg.scaling.target),
+        scaling_note(cfg),
         "One attempt per agent per environment. Pass@1: native score >= "
         f"{settings.threshold:.2f}; Score: mean native score x 100. Lower values mean harder environments.",
         "Paired p against the full RES control ("

@@ -23,6 +23,7 @@ from res_repro.pipelines.cells import (
     mean_cells,
     metric_settings,
     rate_cells,
+    scaling_note,
 )
 from res_repro.pipelines.figure_views import caps_figure
 from res_repro.pipelines.lineage_views import lineage_notes
@@ -70,6 +71,7 @@ def build_table3c(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str,
     )
     table.notes = [
         agent_note(data.agents, cfg.scaling.target),
+        scaling_note(cfg),
         f"Cap c evaluates each seed's last accepted environment at depth <= c (stopped lineages keep their "
         f"final one). Paired p against cap {control}: exact McNemar (Pass@1); for Score a {BOOTSTRAP_TEST}.",
         "The paper lists caps 0, 1, 2, 3, 5 and 10 for its 105 seeds but its text gives no per-cap values, "

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from omegaconf import DictConfig
 
-from res_repro.pipelines.cells import mean_cells, metric_settings, paper_cell
+from res_repro.pipelines.cells import mean_cells, metric_settings, paper_cell, scaling_note
 from res_repro.pipelines.lineage_views import child_costs, lineage_notes, model_proposer
 from res_repro.pipelines.lineages import build_lineages, configured_tasks
 from res_repro.pipelines.paper import paper_values
@@ -75,7 +75,7 @@ def run_table_a2(cfg: DictConfig) -> Table:
         confidence=metric_settings(cfg).confidence,
         benchmark=cfg.benchmark.name,
     )
-    table.notes += lineage_notes(lineages)
+    table.notes += [*lineage_notes(lineages), scaling_note(cfg)]
     figures = {}
     if costs:
         figures["fig5_proposer_cost"] = proposer_cost(

@@ -24,6 +24,7 @@ from res_repro.pipelines.cells import (
     mean_cells,
     metric_settings,
     paper_cell,
+    scaling_note,
 )
 from res_repro.pipelines.figure_views import budget_figure
 from res_repro.pipelines.lineage_views import lineage_notes
@@ -85,6 +86,7 @@ def build_table_a4(cfg: DictConfig, data: DepthRecords) -> tuple[Table, dict[str
     )
     table.notes = [
         agent_note(data.agents, cfg.scaling.target),
+        scaling_note(cfg),
         "hist.: the paper's historical mean: a seed stopped at depth s is at E_min(j,s) at budget j; its "
         "value "
         "at budget d is the mean over j = 0..d, and the table averages seeds equally. current: the retained "

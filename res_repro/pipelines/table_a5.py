@@ -27,6 +27,7 @@ from res_repro.pipelines.cells import (
     failed_text,
     mean_cells,
     metric_settings,
+    scaling_note,
 )
 from res_repro.pipelines.figure_views import ablation_dumbbells
 from res_repro.pipelines.paper import paper_values
@@ -79,6 +80,7 @@ def build_table_a5(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
         )
     table.notes = [
         agent_note(data.agents, cfg.scaling.target),
+        scaling_note(cfg),
         "Scores are native scores x 100 (success at 80 or above). d_i: the saved lineage's depth, the "
         "planned depth shared by the rebuilt variants.",
         f"Paired p: mean score against the full RES control, {BOOTSTRAP_TEST} (Saved RES for "

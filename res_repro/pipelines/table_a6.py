@@ -26,6 +26,7 @@ from res_repro.pipelines.cells import (
     mean_cells,
     metric_settings,
     paper_cell,
+    scaling_note,
 )
 from res_repro.pipelines.paper import paper_values
 from res_repro.pipelines.reevaluation import tokens
@@ -81,6 +82,7 @@ def build_table_a6(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
     )
     table.notes = [
         agent_note(data.agents, cfg.scaling.target),
+        scaling_note(cfg),
         f"Tokens: '{NOT_RUN}' because scripted agents call no model; the paper's tokens are DeepSeek's "
         "input plus output. Wall seconds: mean episode wall time on this machine (sandbox included).",
         f"Bootstrap p: mean tool calls against the condition's control, {BOOTSTRAP_TEST} (Original for "

@@ -23,6 +23,7 @@ from res_repro.pipelines.cells import (
     metric_settings,
     paper_cell,
     rate_cells,
+    scaling_note,
 )
 from res_repro.pipelines.paper import paper_values
 from res_repro.pipelines.reporting import publish, raise_for_failed_agents
@@ -77,6 +78,7 @@ def build_table_a7(cfg: DictConfig, data: AblationRecords) -> tuple[Table, dict[
     )
     table.notes = [
         agent_note(data.agents, cfg.scaling.target),
+        scaling_note(cfg),
         "Each entry counts tasks with native score >= tau over the slice; the paper's component rows use "
         "its 15 paired tasks (its depth rows, over 105 reevaluated seeds, are not transcribed).",
         "McNemar p: exact, against the condition's full RES control at the same threshold.",
