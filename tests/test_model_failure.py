@@ -31,7 +31,10 @@ def test_only_agents_with_no_episode_that_ran_count_as_failed() -> None:
 
 
 def test_a_failed_model_keeps_its_rows_and_the_paper_figure() -> None:
-    agents = {"oracle": OracleAgent(), "down": SimpleNamespace(name="down", scripted=False, seeded=True)}
+    agents = {
+        "oracle": OracleAgent(),
+        "down": SimpleNamespace(name="down", scripted=False, seeded=True, fixed_on_scaled=None),
+    }
     ok = [episode_record("oracle", "answered") for _ in range(3)]
     table, _ = build_table1(
         {("oracle", ORIGINAL): ok, ("oracle", RES): ok},

@@ -117,7 +117,10 @@ def test_a_failed_model_ends_the_run_and_keeps_its_rows(
 def test_table2_marks_the_served_checkpoint_whose_every_episode_failed() -> None:
     # the evaluation rows from records: a served checkpoint whose every request failed, one that answered
     keys = {BASE: "served-base", WITH_RES: "served-res"}
-    agents = {key: SimpleNamespace(name=key, scripted=False, seeded=True) for key in keys.values()}
+    agents = {
+        key: SimpleNamespace(name=key, scripted=False, seeded=True, fixed_on_scaled=None)
+        for key in keys.values()
+    }
     evaluated = [episode_record("served-base", "provider_error")] * 3 + [
         episode_record("served-res", "answered")
     ] * 3

@@ -112,7 +112,10 @@ class ProgrammaticProposer(Proposer):
         if not context.families:
             context.families = sorted({op.family.value for op in pool})
             rng.shuffle(context.families)
-        moves = max(0, len(context.tried) - TRIES_PER_FAMILY + 1) % len(context.families)  # passed over
+        passed_over = max(
+            0, len(context.tried) - TRIES_PER_FAMILY + 1
+        )  # families moved past after rejections
+        moves = passed_over % len(context.families) if context.families else 0
         families = context.families[moves:] + context.families[:moves]
         candidates = []
         for operator in pool:
