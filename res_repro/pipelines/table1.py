@@ -180,7 +180,7 @@ def table1_notes(
 ) -> list[str]:
     """What the rows are, what holds by construction, and which interval and test each column uses."""
     scripted = [a.name for a in agents.values() if a.scripted]
-    fixed = [a.name for a in agents.values() if not a.seeded]
+    fixed = [a.name for k, a in agents.items() if not a.seeded and not fixed_on_scaled(k, a, target)]
     notes = [
         "Each agent makes one attempt per task in each environment; +RES is the last accepted environment of "
         "each seed task's lineage."
