@@ -313,3 +313,16 @@ def test_a_party_the_records_name_is_composed_on_by_a_later_change(claw, tmp_pat
     assert params["service"] == "directory" and params["composed"].startswith("record:directory/")
     assert any(e.how.startswith("composed:") for e in edges)
     _assert_valid_child(referenced, child, tmp_path)
+
+
+@pytest.mark.parametrize("first", ["party_references", "summary_listing"])
+def test_summaries_and_party_ids_stack_in_either_order(claw, tmp_path, first):
+    """A summary's self link leads to a record whose party field holds a directory id (or the other way
+    round); the reference, through both adapters, still completes the task."""
+    second = "summary_listing" if first == "party_references" else "party_references"
+    parent = claw["claw-hr-onboarding-00"]
+    one, _, edges, _ = _child(parent, tmp_path / "one", first, 0, hints="realistic")
+    two, params, _, _ = _child(one, tmp_path / "two", second, 0, DependencyGraph().extend(edges), "realistic")
+    assert params["collection"] == "hires"
+    assert _score(two) == 1.0
+    assert _score(_with_solution_of(parent, two, tmp_path / "cross")) < 1.0

@@ -17,10 +17,11 @@ stored is counted, whatever run grew it (a store shared by runs with other setti
   ``tool:``, ``bulk:``, ``alias:``, ``job:``, ...). The records composed on are also counted by service
   and collection.
 - A seed is **unscaled** when it has no accepted child. The store keeps no stop reason of its own, so the
-  reason is read from what it records: the last rejected candidate's first failed check and its detail
-  (no valid child within the revision budget); else, when the target's attempts at the seed are recorded
-  and none fulfilled the task, that the target failed (stores grown before every seed got a child); else
-  that no candidate was recorded.
+  reason is read from what it records: the last rejected candidate's first failed check and its detail (no
+  valid child within the revision budget), or, for a record without a change, its detail alone (no
+  operator applies: ``nothing_applies``; the seed's own reference fails: ``invalid_seed``); else, when the
+  target's attempts at the seed are recorded and none fulfilled the task, that the target failed (stores
+  grown before every seed got a child); else that no candidate was recorded.
 """
 
 from __future__ import annotations
@@ -222,7 +223,7 @@ def is_task_content(node: str) -> bool:
     (not the machinery a change added, such as a vault secret, a codec or an alias map)."""
     kind = node_kind(node)
     if kind == "record":
-        return holds_task_data(record_collection(node).partition("/")[2])
+        return holds_task_data(record_collection(node))
     return kind in TASK_CONTENT
 
 

@@ -19,7 +19,8 @@ from res_repro.reporting.tables import Table
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.operators import OPERATORS, Operator
 
-SEED = 0  # the proposals are seeded; whether an operator applies does not depend on the seed
+SEED = 0  # the proposals are seeded: an operator that draws a target and finds it unsuitable may answer
+# differently with another seed, so the counts are those of this seed
 
 
 @dataclass(frozen=True)

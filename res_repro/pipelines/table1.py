@@ -216,10 +216,8 @@ def table1_notes(
         )
     notes += fixed_notes(agents, target)
     evidence = [a.name for k, a in agents.items() if not fixed_on_scaled(k, a, target)]
-    notes.append(
-        f"Rows that are evidence about RES (+RES not fixed {BY_CONSTRUCTION}): "
-        f"{', '.join(evidence) if evidence else 'none in this run (every agent is scripted or selected)'}."
-    )
+    shown = ", ".join(evidence) or f"none in this run (every +RES row is fixed {BY_CONSTRUCTION})"
+    notes.append(f"Rows that are evidence about RES (+RES not fixed {BY_CONSTRUCTION}): {shown}.")
     return notes
 
 

@@ -118,30 +118,36 @@ def check_validity(parent: Task, child: Task, *, backend: Backend, seed: int = 0
     finally:
         shutil.rmtree(cross_dir.parent, ignore_errors=True)
     broken, detail = not cross.passed and not cross.infrastructure_failure, _verdict(cross)
-    if cross.passed and not cross.infrastructure_failure:  # it still passes: did the change cost it points?
-        own = own_reference(parent, backend, seed).score
-        broken, detail = cross.score < own - SCORE_EPSILON, f"{detail} (own environment: {own:.2f})"
+    own = own_reference(parent, backend, seed) if cross.passed and not cross.infrastructure_failure else None
+    if own is not None and not own.infrastructure_failure:  # it still passes: did the change cost it points?
+        broken = cross.score < own.score - SCORE_EPSILON
+        detail = f"{detail} (own environment: {own.score:.2f})"
     results.append(CheckResult("parent_reference_fails", broken, detail))
     return results
 
 
 SCORE_EPSILON = 1e-6  # a score lower than this much below another is the same score
-_own_runs: dict[tuple[str, str, int], EpisodeRecord] = {}  # (format, content hash, seed) -> its run
+_own_runs: dict[tuple[str, str, str, int], EpisodeRecord] = {}  # (format, content, backend, seed) -> run
 
 
 def own_reference(task: Task, backend: Backend, seed: int = 0) -> EpisodeRecord:
-    """The task's reference run in the task's own environment (once per content and seed)."""
-    key = (task.kind, task.content_hash, seed)
-    if key not in _own_runs:
-        _own_runs[key] = _episode(task, OracleAgent(), backend, seed)
-    return _own_runs[key]
+    """The task's reference run in the task's own environment (once per content, backend and seed; a run
+    that failed for infrastructure reasons is not kept, so the next asks again)."""
+    key = (task.kind, task.content_hash, str(backend), seed)
+    if key in _own_runs:
+        return _own_runs[key]
+    run = _episode(task, OracleAgent(), backend, seed)
+    if not run.infrastructure_failure:
+        _own_runs[key] = run
+    return run
 
 
 def invalid_seed(task: Task, backend: Backend, seed: int = 0) -> CheckResult | None:
-    """A failed ``seed_reference_passes`` check when the seed's own reference does not pass in its own
-    environment (an invalid task: no child could pass ``reference_passes``), else None."""
+    """A failed ``seed_reference_passes`` check when the seed's own reference is graded and does not pass
+    in its own environment (an invalid task: no child could pass ``reference_passes``), else None (an
+    infrastructure failure says nothing about the task: the candidates' own checks then meet it)."""
     run = own_reference(task, backend, seed)
-    if run.passed and not run.infrastructure_failure:
+    if run.passed or run.infrastructure_failure:
         return None
     return CheckResult(
         "seed_reference_passes", False, f"the seed's reference fails in its own environment: {_verdict(run)}"

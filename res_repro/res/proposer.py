@@ -84,10 +84,10 @@ class ProgrammaticProposer(Proposer):
     and within a family preferring changes that compose on an earlier change's artifact (with
     composition off the graph is empty and no change composes).
 
-    The family order is drawn once per child: a revision first tries another operator of the same
-    family (as a proposer revising its change would), and only after :data:`TRIES_PER_FAMILY` rejections
-    moves on to the next family, so that a family whose changes are rarely accepted is not left for the
-    one whose changes always are."""
+    The family order is drawn once per child: the first family gets :data:`TRIES_PER_FAMILY` candidates
+    (a revision tries another operator of the same family, as a proposer revising its change would),
+    each later family one, in turn, so that a family whose changes are rarely accepted is not left at the
+    first rejection for one whose changes always are."""
 
     def __init__(self, operators: Sequence[Operator], *, per_child: int = 1) -> None:
         self.operators = list(operators)

@@ -146,7 +146,7 @@ def no_child_reason(store: LineageStore, base: Node, depth: int) -> str:
         r for r in store.rejections(seed_id) if r.get("parent_id") == parent_id and r.get("depth") == depth
     ]
     if not mine:
-        return "no candidate reached the checks (no operator applies, or every proposal was empty)"
+        return "no candidate reached the checks (every proposal was empty)"
     last = max(mine, key=lambda r: r.get("revision", 0))
     operators = "+".join(step["operator"] for step in last.get("steps", ())) or "no operator"
     failed = [c for c in last.get("checks", ()) if not c.get("passed")]

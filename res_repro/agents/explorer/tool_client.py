@@ -468,7 +468,7 @@ class AdaptiveClient:
             parsed = parse_link(target)
             outcome = None
             if parsed is not None and parsed[0] in self.specs and (relation == SELF or relation in record):
-                outcome = self.follow(Step(*parsed), 0, fresh=False)
+                outcome = self.follow(Step(*parsed), 0, fresh=True)  # it may have changed since
             if outcome is None or outcome.is_error or not isinstance(outcome.body, dict):
                 left[relation] = target
             elif relation == SELF:

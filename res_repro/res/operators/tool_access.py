@@ -27,7 +27,6 @@ from res_repro.res.operators.tool_common import (
     add_tool,
     added_tools,
     body_field,
-    delivering_tools,
     ensure_get_tool,
     failure,
     field_choices,
@@ -246,7 +245,7 @@ def _rewrite_target(
             "key": getter.id_field,
             "field": field,
             "kind": kind,
-            "tools": delivering_tools(draft, [getter.name]),
+            "tools": record_tools(draft, record.service, record.collection),  # lists too: no way around it
             "only": [record.key],
             "composed": record.node,
         }

@@ -379,17 +379,24 @@ def pick_share(rng: random.Random, values: list[str]) -> list[str]:
 
 
 def other_values(
-    rng: random.Random, records: list[dict[str, Any]], key: str, chosen: list[str]
+    rng: random.Random,
+    records: list[dict[str, Any]],
+    key: str,
+    chosen: list[str],
+    skip: Iterable[str] = (),
 ) -> dict[str, dict[str, str]]:
     """For each chosen record, plausible wrong references: its id and address fields from other records.
 
     Names and categories (what programs match and filter on) stay, so the altered record still looks
-    like the one a program is after.
+    like the one a program is after. Fields in ``skip`` (those an earlier change rewrites, such as a
+    party shown as a directory id) keep their value: a raw value there would give the copy away.
     """
+    kept = set(skip)
     fields = [
         name
         for name in sorted(records[0])
         if name != key
+        and name not in kept
         and all(isinstance(r.get(name), str) and ID_LIKE.search(r[name]) for r in records)
         and len({r[name] for r in records}) > 1
     ]
@@ -444,17 +451,22 @@ def record_keys(draft: ToolDraft, service: str, collection: str, key: str) -> li
 
 # Collections the operators add as machinery, not as the task's data: vault secrets, codecs, alias maps
 # (``<collection>_aliases``) and published policies. Directory entries and attachments hold task data.
-MACHINERY_COLLECTIONS = frozenset({"secrets", "codecs", POLICIES})
+MACHINERY_COLLECTIONS = frozenset({"vault/secrets", "codecs", POLICIES})
 
 
 def holds_task_data(collection: str) -> bool:
-    """True when records of ``collection`` hold the task's own data (its records, or values moved out of
-    them), False for the machinery changes add (:data:`MACHINERY_COLLECTIONS`, alias maps)."""
-    return collection not in MACHINERY_COLLECTIONS and not collection.endswith("_aliases")
+    """True when records of ``collection`` (``service/collection``) hold the task's own data (its
+    records, or values changes moved out of them into a directory or attachments), False for the
+    machinery changes add (:data:`MACHINERY_COLLECTIONS`, matched with or without the service, and alias
+    maps)."""
+    name = collection.rpartition("/")[2]
+    machinery = collection in MACHINERY_COLLECTIONS or name in MACHINERY_COLLECTIONS
+    return not machinery and not name.endswith("_aliases")
 
 
 class RecordNode(NamedTuple):
-    """A graph node ``record:<service>/<collection>/<key>[#<field>]``: a record an earlier change added.
+    """A graph node ``record:<service>/<collection>/<key>[#<field>]``: a record an earlier change added
+    (a vault secret, a directory entry) or moved (an archived record of the task).
 
     ``field`` names the value in it that the task depends on, when the change that made it said so.
     """
@@ -586,32 +598,30 @@ def body_field(body: Any, name: str) -> Any:
 
 def resolve_links(call: Call, follows: Callable[[str], bool]) -> Call:
     """``call`` with the records' links whose relation ``follows`` accepts read and merged in: a field's
-    link gives the field's value, a ``self`` link the whole record."""
-    read: dict[str, Any] = {}
+    link gives the field's value, a ``self`` link the whole record (with the links the whole record
+    carries, for the adapters outside this one). Links are read afresh each time, as the record behind
+    one may have changed since (a write in between)."""
 
     def merged(record: dict[str, Any]) -> dict[str, Any]:
         links = record.get(LINKS)
         if not isinstance(links, dict):
             return record
-        updated, left = dict(record), dict(links)
+        updated = {k: v for k, v in record.items() if k != LINKS}
+        left: dict[str, Any] = {}
         for relation, target in links.items():
             parsed = parse_link(target)
-            if parsed is None or not follows(relation):
+            current = relation == SELF or record.get(relation) in (parsed[1].values() if parsed else ())
+            if parsed is None or not follows(relation) or not current:
+                left[relation] = target
                 continue
-            if relation != SELF and record.get(relation) not in parsed[1].values():
-                continue
-            if target not in read:
-                read[target] = call(parsed[0], **parsed[1])
-            body = read[target]
+            body = call(parsed[0], **parsed[1])
             if relation == SELF and isinstance(body, dict):
-                updated.update(body)
+                updated.update({k: v for k, v in body.items() if k != LINKS})
+                own = body.get(LINKS)
+                left.update(own if isinstance(own, dict) else {})
             else:
                 updated[relation] = body_field(body, relation)
-            del left[relation]
-        updated.pop(LINKS, None)
-        if left:
-            updated[LINKS] = left
-        return updated
+        return {**updated, LINKS: left} if left else updated
 
     def resolving(name: str, **arguments: Any) -> Any:
         return map_records(call(name, **arguments), merged)

@@ -24,6 +24,7 @@ from res_repro.res.operators.tool_common import (
     has_policy,
     has_tool,
     key_field,
+    layer_params,
     layer_tools,
     listed_collections,
     lookalike,
@@ -52,6 +53,11 @@ from res_repro.res.operators.tool_common import (
 MARKER = "record_state"
 MOVED_NODES = 5  # moved records an archive change offers later changes to build on
 OVERRIDES = {"type": "object", "additionalProperties": {"type": "object"}}  # {key: {field: value}}
+
+
+def _rewritten_in(draft: ToolDraft, tools: list[str]) -> set[str]:
+    """The fields an earlier change rewrites in what ``tools`` return."""
+    return {field for name, field in rewritten_fields(draft) if name in tools}
 
 
 class SupersededCopies(ToolOperator):
@@ -99,7 +105,7 @@ class SupersededCopies(ToolOperator):
             "get_tool": getter.name,
             "copies": copies,
             "factor": rng.choice((1.5, 2.0, 0.5)),
-            "overrides": other_values(rng, records, key, list(copies)),
+            "overrides": other_values(rng, records, key, list(copies), _rewritten_in(draft, tools)),
         }
 
     def apply(self, draft: ToolDraft, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
@@ -177,7 +183,9 @@ class StaleRevisions(ToolOperator):
             "tools": tools,
             "ids": ids,
             "factor": rng.choice((1.25, 0.8, 2.0)),
-            "overrides": other_values(rng, draft.fixtures[service][collection], key, ids),
+            "overrides": other_values(
+                rng, draft.fixtures[service][collection], key, ids, _rewritten_in(draft, tools)
+            ),
         }
 
     def apply(self, draft: ToolDraft, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
@@ -456,7 +464,23 @@ class ArchiveRecords(ToolOperator):
         return archived
 
 
-DIRECTORY = "directory"  # the service that keeps the parties records refer to
+DIRECTORIES = ("directory", "party_directory", "res_directory")  # names for the service keeping parties
+
+
+def _directory(draft: ToolDraft) -> str | None:
+    """The service that keeps the parties: the one an earlier change made, else the first name of
+    :data:`DIRECTORIES` that is not one of the task's own services."""
+    made = {
+        tool(draft, p["tool"]).service
+        for p in layer_params(draft, "references")
+        if has_tool(draft, p["tool"])
+    }
+    if made:
+        return min(made)
+    own = {t.service for t in released_tools(draft)} | set(draft.fixtures)
+    return next((name for name in DIRECTORIES if name not in own), None)
+
+
 PARTY_CHARS = 80  # longer texts (bodies, notes) are content, not a party
 PARTY_WORDS = frozenset(
     {
@@ -517,9 +541,9 @@ class PartyReferences(ToolOperator):
     name = "party_references"
     family = Family.RESOURCE_RELATIONS
     description = (
-        "Records returned by `tools` name a party in `field` by the id of an entry kept by the directory "
-        "service (one entry per distinct party, `refs`), with a `links` entry to the call reading it "
-        "(`tool`, argument `argument`). Later changes compose on the entries."
+        "Records returned by `tools` name a party in `field` by the id of an entry kept by a directory "
+        "service (`directory`, one entry per distinct party, `refs`), with a `links` entry to the call "
+        "reading it (`tool`, argument `argument`). Later changes compose on the entries."
     )
     params_schema: ClassVar[dict[str, Any]] = strict(
         {
@@ -530,17 +554,20 @@ class PartyReferences(ToolOperator):
             "refs": string_map(),
             "tool": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
             "argument": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
+            "directory": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
         }
     )
 
     def propose(self, draft: ToolDraft, graph: DependencyGraph, rng: random.Random) -> dict[str, Any] | None:
         """Pick a party field of an original collection that no change rewrites yet."""
-        rewritten = rewritten_fields(draft)
+        rewritten, directory = rewritten_fields(draft), _directory(draft)
+        if directory is None:
+            return None
         candidates = []
         for service, collection in sorted({(t.service, t.collection) for t in released_tools(draft)}):
             key = key_field(draft, service, collection)
             tools = record_tools(draft, service, collection)
-            if key is None or not tools or service == DIRECTORY:
+            if key is None or not tools or service == directory:
                 continue
             for field in _party_fields(draft, service, collection, key):
                 if not any((name, field) in rewritten for name in tools):
@@ -551,7 +578,7 @@ class PartyReferences(ToolOperator):
             return None
         service, collection, field, tools = rng.choice(candidates)
         slug = re.sub(r"[^a-z0-9]+", "_", field.lower()).strip("_") or "party"
-        tool_name = free_name(draft, f"{DIRECTORY}_get_{slug}", f"{DIRECTORY}_get_{collection}_{slug}")
+        tool_name = free_name(draft, f"{directory}_get_{slug}", f"{directory}_get_{collection}_{slug}")
         if tool_name is None:
             return None
         parties = sorted({str(r[field]) for r in draft.fixtures[service][collection]})
@@ -559,6 +586,7 @@ class PartyReferences(ToolOperator):
         return {
             "service": service,
             "collection": collection,
+            "directory": directory,
             "field": field,
             "tools": tools,
             "refs": dict(zip(parties, unique_ids(rng, prefix, len(parties)), strict=True)),
@@ -569,13 +597,13 @@ class PartyReferences(ToolOperator):
     def apply(self, draft: ToolDraft, params: dict[str, Any], graph: DependencyGraph) -> list[Edge]:
         """Store the directory entries, add the directory's get tool and the layer that refers to them."""
         field, argument, entries = params["field"], params["argument"], self._entries(params)
-        draft.collection(DIRECTORY, entries).extend(
+        draft.collection(params["directory"], entries).extend(
             {argument: ref, field: value} for value, ref in params["refs"].items()
         )
         ensure_get_tool(
             draft,
             params["tool"],
-            DIRECTORY,
+            params["directory"],
             entries,
             argument,
             f"Read one directory entry ({field}) by {argument}.",
@@ -587,7 +615,7 @@ class PartyReferences(ToolOperator):
         reader = f"tool:{params['tool']}"
         edges = [Edge(OBSERVATION, reader, f"the records link {field} to the directory")]
         for ref in sorted(params["refs"].values()):
-            entry = record_node(DIRECTORY, entries, ref, field)
+            entry = record_node(params["directory"], entries, ref, field)
             edges += [
                 Edge(reader, entry, "the tool reads the entry"),
                 Edge(entry, GOAL, f"a {field} of the records"),
@@ -605,7 +633,8 @@ class PartyReferences(ToolOperator):
         if not has_tool(draft, params["tool"]):
             return f"no tool {params['tool']}"
         stored = {
-            str(e.get(params["argument"])) for e in draft.fixtures[DIRECTORY].get(self._entries(params), [])
+            str(e.get(params["argument"]))
+            for e in draft.fixtures.get(params["directory"], {}).get(self._entries(params), [])
         }
         missing = sorted(set(params["refs"].values()) - stored)
         return f"directory entries missing: {missing}" if missing else None
