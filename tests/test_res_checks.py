@@ -244,8 +244,9 @@ def _record(passed: bool, score: float, stop_reason: str = "answered", error: st
 
 @pytest.fixture
 def scripted_runs(monkeypatch):
-    """The validity check's three runs scripted: ``outcomes`` answers each (reference, nop, parent's
-    reference) in order; ``calls`` records what ran on what, its reference folder read while it ran.
+    """The validity check's runs scripted: ``outcomes`` answers each (reference, nop, parent's reference,
+    and the parent's reference in its own environment when the third passed) in order; ``calls`` records
+    what ran on what, its reference folder read while it ran.
     ``outcomes`` is only read, never consumed: a parametrized list stays whole for a later run of the
     same test in the same process (as mutation testing does)."""
     state = SimpleNamespace(outcomes=[], calls=[])
