@@ -140,6 +140,8 @@ class ModelConfig:
     temperature: float | None = MISSING
     max_output_tokens: int | None = MISSING
     timeout_s: float = MISSING
+    reasoning_effort: str | None = None  # OpenAI-style reasoning effort (low | medium | high), where taken
+    extra_body: dict[str, Any] = field(default_factory=dict)  # extra request fields sent as they are
     max_concurrency: int | None = None  # this model's episodes at once (rate limits), whatever `workers` says
     # US dollars per million tokens, as the provider bills them; None: local or free (no cost reported)
     input_price_per_mtok: float | None = MISSING
@@ -175,8 +177,13 @@ class ProposerConfig:
     kind: str = MISSING
     model: str | None = MISSING
     operators_per_child: int = MISSING
+    mode: str = MISSING  # an LLM proposer's: agentic (inspects the candidate first) | single (one answer)
+    max_turns: int = MISSING  # an LLM proposer's requests per revision, inspection included
+    token_budget: int = MISSING  # an LLM proposer's input and output tokens per revision
+    max_invalid_replies: int = MISSING  # unusable replies sent back to the model within one revision
+    max_reply_chars: int = MISSING  # a longer reply is unusable
     context_chars: int = MISSING  # bound on the environment description an LLM proposer is shown
-    max_invalid_replies: int = MISSING  # schema violations sent back to the model within one revision
+    files_chars: int = MISSING  # bound on the files' text a single-mode proposer is shown
 
 
 @dataclass

@@ -125,8 +125,12 @@ RANGES: dict[type, dict[str, Bound]] = {
     TrackingConfig: {"traces": NON_NEGATIVE},
     ProposerConfig: {
         "operators_per_child": COUNT,
-        "context_chars": COUNT,
+        "max_turns": COUNT,
+        "token_budget": COUNT,
         "max_invalid_replies": NON_NEGATIVE,
+        "max_reply_chars": COUNT,
+        "context_chars": COUNT,
+        "files_chars": COUNT,
     },
     AdmissionConfig: {"band": UNIT_BAND, "ngram": COUNT, "rollouts": COUNT, "widened_rollouts": COUNT},
     CostEstimateConfig: {

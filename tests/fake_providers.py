@@ -50,6 +50,7 @@ class Reply:
     input_tokens: int = 100
     output_tokens: int = 20
     cached_tokens: int = 0
+    truncated: bool = False  # cut at the output token limit (finish_reason "length", stop_reason "max_tokens")
 
 
 class FaultKind(StrEnum):
@@ -128,7 +129,7 @@ def _openai_reply(reply: Reply, serial: int, model: str) -> dict[str, Any]:
             {
                 "index": 0,
                 "message": message,
-                "finish_reason": "tool_calls" if calls else "stop",
+                "finish_reason": "length" if reply.truncated else "tool_calls" if calls else "stop",
                 "logprobs": None,
             }
         ],
@@ -155,7 +156,7 @@ def _anthropic_reply(reply: Reply, serial: int, model: str) -> dict[str, Any]:
         "role": "assistant",
         "model": model,
         "content": content,
-        "stop_reason": "tool_use" if reply.calls else "end_turn",
+        "stop_reason": "max_tokens" if reply.truncated else "tool_use" if reply.calls else "end_turn",
         "stop_sequence": None,
         "usage": {  # Anthropic counts cache reads apart from the uncached input
             "input_tokens": reply.input_tokens - reply.cached_tokens,

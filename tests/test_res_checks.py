@@ -239,6 +239,9 @@ def _record(passed: bool, score: float, stop_reason: str = "answered", error: st
         stop_reason=stop_reason,
         error=error,
         infrastructure_failure=stop_reason != "answered",
+        messages=[],
+        grade=None,
+        answer=None,
     )
 
 

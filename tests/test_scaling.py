@@ -340,8 +340,11 @@ def test_the_last_revision_of_the_budget_can_still_be_accepted(tmp_path, seed_di
     assert result.stop_reason == "depth_cap"
     assert result.last.manifest.proposer == {
         "executions": 3,
+        "requests": 0,
+        "cache_hits": 0,
         "input_tokens": 0,
         "output_tokens": 0,
+        "cached_tokens": 0,
         "seconds": 0.0,
         "revisions": 2,
         "rationale": "scripted require_token",
@@ -440,8 +443,8 @@ def test_a_seed_with_no_valid_child_is_named_with_its_reason_in_the_tables_notes
     why = "last candidate (open_session, revision 1) failed reference_passes: score 0.40"
     assert bare.why == why
     assert lineage_notes([grown, bare]) == [
-        "1 of 2 seed task(s) grew no valid child within the revision budget, so their last accepted "
-        f"environment is the original: renewal-mail ({why})."
+        "1 of 2 seed task(s) are unscaled: they grew no valid child (within the revision budget, or the "
+        f'proposer failed), so their "+RES" environment is the original: renewal-mail ({why})."
     ]
     assert lineage_notes([grown]) == []
 

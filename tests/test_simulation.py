@@ -23,7 +23,7 @@ from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.pipelines.lineages import scaling_settings as settings_of
 from res_repro.pipelines.protocol import SIMULATED, deviations, protocol_text
 from res_repro.res.operators import library
-from res_repro.res.proposer import LLMProposer
+from res_repro.res.llm_proposer import LLMProposer
 from res_repro.simulation import simulator
 from res_repro.simulation.explorers import parse_tool_text
 

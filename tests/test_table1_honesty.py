@@ -147,6 +147,6 @@ def test_a_seed_with_no_valid_child_is_counted_and_named_with_its_reason() -> No
         seeds=3,
     )
     assert table.notes[-1] == (
-        "1 of 3 seed task(s) grew no valid child within the revision budget, so their last accepted "
-        f"environment is the original: claw-finance-reconcile-00 ({why})."
+        "1 of 3 seed task(s) are unscaled: they grew no valid child (within the revision budget, or the "
+        f'proposer failed), so their "+RES" environment is the original: claw-finance-reconcile-00 ({why})."
     )

@@ -10,6 +10,7 @@ from res_repro.agents.base import Agent
 from res_repro.agents.explorer import EXPLORERS, ExplorerAgent
 from res_repro.agents.llm_agent import LLMAgent
 from res_repro.agents.providers import make_provider
+from res_repro.agents.providers.base import Generation
 from res_repro.agents.reference import NopAgent, OracleAgent
 from res_repro.agents.response_cache import ResponseCache
 from res_repro.agents.retry import RetryPolicy
@@ -30,6 +31,12 @@ def make_llm_agent(
             f"models.{key}: a simulated model needs the simulator running (it sets models.{key}.address); "
             "runs start it themselves"
         )
+    if model.get("reasoning_effort") is not None and model["provider"] == "anthropic":
+        raise UserInputError(
+            f"models.{key}.reasoning_effort: an OpenAI-style setting that the Anthropic API does not take; "
+            f"set extended thinking in models.{key}.extra_body instead (thinking: {{type: enabled, "
+            "budget_tokens: N})"
+        )
     provider = make_provider(
         model["provider"],
         model=model["model"],
@@ -47,8 +54,7 @@ def make_llm_agent(
         max_tool_output_chars=int(loop["max_tool_output_chars"]),
         retry=RetryPolicy(**loop["retry"]),
         cache=ResponseCache(cache_dir) if cache_dir else None,
-        temperature=model.get("temperature"),
-        max_output_tokens=model.get("max_output_tokens"),
+        generation=Generation.from_model(model),
         seed=seed,
     )
 

@@ -24,7 +24,7 @@ from res_repro.agents.providers import (
     ProviderError,
     Usage,
 )
-from res_repro.agents.providers.base import ConversationKeys
+from res_repro.agents.providers.base import ConversationKeys, Generation
 from res_repro.agents.response_cache import ResponseCache
 from res_repro.agents.retry import RetryPolicy, call_with_retries
 from res_repro.env.outcome import AgentOutcome, StopReason
@@ -44,6 +44,8 @@ SUBMIT = ToolSpec(
         "additionalProperties": False,
     },
 )
+
+GREEDY = Generation(temperature=0.0)  # an agent's settings when its model's config gives none
 
 SYSTEM_PROMPT = (
     "You are an autonomous agent completing a task in an environment that you can only reach through "
@@ -90,8 +92,7 @@ class LLMAgent(Agent):
         max_tool_output_chars: int,
         retry: RetryPolicy,
         cache: ResponseCache | None = None,
-        temperature: float | None = 0.0,
-        max_output_tokens: int | None = None,
+        generation: Generation = GREEDY,
         seed: int = 0,
     ) -> None:
         self.name = name
@@ -102,8 +103,7 @@ class LLMAgent(Agent):
         self.max_tool_output_chars = max_tool_output_chars
         self.retry = retry
         self.cache = cache
-        self.temperature = temperature
-        self.max_output_tokens = max_output_tokens
+        self.generation = generation
         self.seed = seed
 
     def fingerprint(self) -> dict[str, Any]:
@@ -113,8 +113,9 @@ class LLMAgent(Agent):
             "provider": self.provider.name,
             "base_url": self.provider.base_url,
             "model": self.model,
-            "temperature": self.temperature,
-            "max_output_tokens": self.max_output_tokens,
+            "temperature": self.generation.temperature,
+            "max_output_tokens": self.generation.max_output_tokens,
+            **self.generation.request(self.model, (), (), None).options(),
             "max_turns": self.max_turns,
             "max_tool_output_chars": self.max_tool_output_chars,
         }
@@ -206,14 +207,7 @@ class LLMAgent(Agent):
         while state.turns < self.max_turns:
             if time.monotonic() >= deadline:
                 return self._outcome(StopReason.TIME_LIMIT, state, None, None)
-            request = ModelRequest(
-                self.model,
-                tuple(state.messages),
-                tools,
-                self.temperature,
-                self.max_output_tokens,
-                seed=attempt.seed,
-            )
+            request = self.generation.request(self.model, state.messages, tools, attempt.seed)
             try:
                 response = self._respond(request, keys, state, rng)
             except ContextLengthError as exc:

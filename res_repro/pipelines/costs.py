@@ -4,8 +4,9 @@ real run's actual usage.
 A dry run counts what a pipeline's own planning would request (its plan function builds the same episode
 requests as the run) and sends nothing. The projection is an upper bound by construction: every planned
 episode runs to its turn limit (``agent_loop.max_turns``; ``scaling.target_max_turns`` for the scaling
-target), scaling reaches the depth cap, and every revision is used (each LLM proposer revision sending
-its invalid replies back too). Tokens per request are the ``cost_estimate`` config's stated means.
+target), scaling reaches the depth cap, and every revision is used (each LLM proposer revision using
+its request budget: ``max_turns`` when agentic, its invalid replies sent back when single). Tokens per
+request are the ``cost_estimate`` config's stated means.
 Episodes already in the cache would be reused at no cost; the projection counts them anyway.
 """
 
@@ -59,7 +60,9 @@ def projected_usage(cfg: DictConfig, plan: DryRunPlan) -> dict[str, TokenUsage]:
         nodes = seeds * (depth + 1) * scaling.target_attempts
         add(scaling.target, _episodes(cfg, nodes, scaling.target_max_turns))
     if scaling.proposer.kind == "llm":
-        calls = candidates * (scaling.proposer.max_invalid_replies + 1)
+        proposer = scaling.proposer
+        per_revision = proposer.max_turns if proposer.mode == "agentic" else proposer.max_invalid_replies + 1
+        calls = candidates * per_revision
         estimate = cfg.cost_estimate
         usage = TokenUsage(
             0, calls, calls * estimate.proposer_input_tokens, calls * estimate.proposer_output_tokens

@@ -9,7 +9,7 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from res_repro.res.scaling import LineageResult
+from res_repro.res.scaling import PROPOSER_FAILED, LineageResult
 
 
 def child_costs(lineages: Sequence[LineageResult]) -> list[dict[str, Any]]:
@@ -40,13 +40,68 @@ def termination_rates(lineages: Sequence[LineageResult]) -> dict[str, dict[int, 
 
 def childless_seeds(lineages: Sequence[LineageResult]) -> list[tuple[str, str]]:
     """(seed task id, why) of each seed that grew no valid child: every seed grows its depth-1 child
-    before the stopping rule is consulted, so only the checks (or a proposer with nothing to apply) leave a
-    seed without one."""
+    before the stopping rule is consulted, so only the checks, a proposer with nothing to apply or no valid
+    proposal, or a proposer that failed leave a seed without one."""
     return [
         (lineage.seed_task_id, lineage.why or "no reason recorded")
         for lineage in lineages
-        if lineage.stop_reason == "no_valid_child" and len(lineage.nodes) == 1
+        if lineage.stop_reason in ("no_valid_child", PROPOSER_FAILED) and len(lineage.nodes) == 1
     ]
+
+
+def incomplete_lineages(lineages: Sequence[LineageResult]) -> list[tuple[str, int, str]]:
+    """(seed task id, depth reached, why) of each lineage that stopped past depth 0 because the proposer
+    failed (an infrastructure failure: the next run goes on from there)."""
+    return [
+        (lineage.seed_task_id, lineage.last.manifest.depth, lineage.why)
+        for lineage in lineages
+        if lineage.stop_reason == PROPOSER_FAILED and len(lineage.nodes) > 1
+    ]
+
+
+def incomplete_note(lineages: Sequence[LineageResult]) -> str | None:
+    """The note naming :func:`incomplete_lineages`, or None."""
+    found = incomplete_lineages(lineages)
+    if not found:
+        return None
+    named = "; ".join(f"{seed} (stopped at depth {depth}: {why})" for seed, depth, why in found)
+    return f"{len(found)} lineage(s) are incomplete because the proposer failed; a rerun goes on: {named}."
+
+
+def proposer_totals(lineages: Sequence[LineageResult]) -> dict[str, float]:
+    """Every proposer call the lineages cost, accepted or not: summed over the accepted children's costs
+    and the costs of the depths where none was accepted, with the accepted children counted."""
+    costs = [*child_costs(lineages), *(lineage.unaccepted.get("proposer", {}) for lineage in lineages)]
+    totals = {key: float(sum(cost.get(key, 0) for cost in costs)) for key in COST_KEYS}
+    totals["accepted_children"] = float(len(child_costs(lineages)))
+    return totals
+
+
+COST_KEYS = (
+    "executions",
+    "requests",
+    "cache_hits",
+    "input_tokens",
+    "output_tokens",
+    "cached_tokens",
+    "seconds",
+)
+
+
+def proposer_line(totals: dict[str, float]) -> str:
+    """:func:`proposer_totals` in one line."""
+    children = int(totals["accepted_children"])
+    tokens = totals["input_tokens"] + totals["output_tokens"]
+    per_child = (
+        f"{tokens / children / 1000:.1f}k tokens per accepted child" if children else "no child accepted"
+    )
+    requests, cached = int(totals["requests"]), int(totals["cache_hits"])
+    tokens_in, tokens_out = totals["input_tokens"] / 1000, totals["output_tokens"] / 1000
+    return (
+        f"proposer: {requests} requests ({cached} answered from the response cache), {tokens_in:.1f}k input "
+        f"and {tokens_out:.1f}k output tokens, {totals['seconds']:.1f} s, {children} accepted children: "
+        f"{per_child}"
+    )
 
 
 def childless_note(seeds: Sequence[tuple[str, str]], total: int) -> str | None:
@@ -56,12 +111,12 @@ def childless_note(seeds: Sequence[tuple[str, str]], total: int) -> str | None:
         return None
     named = "; ".join(f"{seed} ({why})" for seed, why in seeds)
     return (
-        f"{len(seeds)} of {total} seed task(s) grew no valid child within the revision budget, so their last "
-        f"accepted environment is the original: {named}."
+        f"{len(seeds)} of {total} seed task(s) are unscaled: they grew no valid child (within the revision "
+        f'budget, or the proposer failed), so their "+RES" environment is the original: {named}.'
     )
 
 
 def lineage_notes(lineages: Sequence[LineageResult]) -> list[str]:
     """The notes a table over ``lineages`` carries about them (empty when there is nothing to say)."""
-    note = childless_note(childless_seeds(lineages), len(lineages))
-    return [note] if note else []
+    notes = [childless_note(childless_seeds(lineages), len(lineages)), incomplete_note(lineages)]
+    return [note for note in notes if note]

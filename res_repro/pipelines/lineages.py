@@ -17,6 +17,8 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from res_repro.agents import Agent, build_agents, make_llm_agent
+from res_repro.agents.providers.base import Generation
+from res_repro.agents.response_cache import ResponseCache
 from res_repro.benchmarks.registry import load_benchmark
 from res_repro.env.task import Task
 from res_repro.errors import UserInputError
@@ -28,10 +30,17 @@ from res_repro.evaluation.progress import progress
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.scheduling import ConcurrencyLimits
 from res_repro.evaluation.store import EpisodeStore
+from res_repro.pipelines.lineage_views import (
+    childless_seeds,
+    incomplete_lineages,
+    proposer_line,
+    proposer_totals,
+)
 from res_repro.res.admission import AdmissionSettings
 from res_repro.res.lineage import LineageStore
+from res_repro.res.llm_proposer import MODES, LLMProposer, ProposerLimits
 from res_repro.res.operators import library
-from res_repro.res.proposer import LLMProposer, ProgrammaticProposer, Proposer
+from res_repro.res.proposer import ProgrammaticProposer, Proposer
 from res_repro.res.scaling import HINTS, STOP_RULES, AdmissionGate, LineageResult, Scaler, ScalingSettings
 from res_repro.sandbox import backend_from_config
 from res_repro.storage import write_jsonl
@@ -130,14 +139,32 @@ def make_proposer(cfg: DictConfig) -> Proposer:
             raise UserInputError(
                 f"scaling.proposer.model: {key!r} is not a key of models {sorted(cfg.models)}"
             )
-        agent = make_llm_agent(key, plain(cfg.models[key]), plain(cfg.agent_loop), None, cfg.seed)
+        proposer = scaling.proposer
+        if proposer.mode not in MODES:
+            raise UserInputError(
+                f"scaling.proposer.mode: expected one of {list(MODES)}, got {proposer.mode!r}"
+            )
+        model = plain(cfg.models[key])
+        agent = make_llm_agent(key, model, plain(cfg.agent_loop), None, cfg.seed)
+        limits = ProposerLimits(
+            mode=proposer.mode,
+            per_child=proposer.operators_per_child,
+            max_turns=proposer.max_turns,
+            token_budget=proposer.token_budget,
+            max_invalid_replies=proposer.max_invalid_replies,
+            max_reply_chars=proposer.max_reply_chars,
+            context_chars=proposer.context_chars,
+            files_chars=proposer.files_chars,
+        )
         return LLMProposer(
             operators,
             agent.provider,
             agent.model,
             retry=agent.retry,
-            max_invalid_replies=scaling.proposer.max_invalid_replies,
-            context_chars=scaling.proposer.context_chars,
+            generation=Generation.from_model(model),
+            limits=limits,
+            cache=ResponseCache(cfg.paths.response_cache),
+            seed=cfg.seed,
         )
     raise UserInputError(
         f"scaling.proposer.kind: expected 'programmatic' or 'llm', got {scaling.proposer.kind!r}"
@@ -242,7 +269,22 @@ def build_lineages(
         log.debug("%s: depth %d (%s)", result.seed_task_id, result.last.manifest.depth, result.stop_reason)
     composing, children = composition_counts(results)
     log.info("composition: %d of %d children build on an earlier change", composing, children)
+    for line in scaling_report(results, llm=cfg.scaling.proposer.kind == "llm"):
+        print(line)
     return results
+
+
+def scaling_report(results: Sequence[LineageResult], *, llm: bool) -> list[str]:
+    """What a scaling run ends by saying: the unscaled seeds and incomplete lineages, by name and why, and
+    (for a model proposer) every proposer call the lineages cost."""
+    lines = [f"unscaled seed {seed}: {why}" for seed, why in childless_seeds(results)]
+    lines += [
+        f"incomplete lineage {seed} at depth {depth}: {why}"
+        for seed, depth, why in incomplete_lineages(results)
+    ]
+    if llm:
+        lines.append(proposer_line(proposer_totals(results)))
+    return lines
 
 
 def composition_counts(lineages: Sequence[LineageResult]) -> tuple[int, int]:

@@ -39,7 +39,12 @@ from res_repro.pipelines.cells import (
     scaling_note,
 )
 from res_repro.pipelines.costs import DryRunPlan, report_usage
-from res_repro.pipelines.lineage_views import childless_note, childless_seeds
+from res_repro.pipelines.lineage_views import (
+    childless_note,
+    childless_seeds,
+    incomplete_note,
+    proposer_totals,
+)
 from res_repro.pipelines.lineages import (
     build_lineages,
     configured_agents,
@@ -286,8 +291,10 @@ def run_table1(cfg: DictConfig) -> Table:
         childless=childless_seeds(lineages),
         seeds=len(lineages),
     )
-    table.notes.append(scaling_note(cfg))
+    table.notes += [note for note in (incomplete_note(lineages), scaling_note(cfg)) if note]
     metrics.update(report_usage(cfg, flat))
+    if cfg.scaling.proposer.kind == "llm":
+        metrics.update({f"proposer.{key}": value for key, value in proposer_totals(lineages).items()})
     depths = [lineage.last.manifest.depth for lineage in lineages]
     metrics["res.mean_depth"] = sum(depths) / len(depths)
     out = Path(cfg.paths.output_dir)

@@ -27,6 +27,7 @@ from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.operators import OPERATORS, Application
+from res_repro.res.run_evidence import explained, verdict
 from res_repro.sandbox import Backend
 
 
@@ -47,12 +48,6 @@ def _episode(task: Task, agent: OracleAgent | NopAgent, backend: Backend, seed: 
     return run_episode(
         task, agent, backend=backend, episode_id=f"check-{agent.name}", environment="candidate", seed=seed
     )
-
-
-def _verdict(record: EpisodeRecord) -> str:
-    if record.infrastructure_failure:
-        return f"{record.stop_reason}: {record.error}"
-    return f"score {record.score:.2f}, {'passed' if record.passed else 'failed'}"
 
 
 def _with_parent_reference(parent: Task, child: Task) -> Path:
@@ -107,21 +102,26 @@ def check_validity(parent: Task, child: Task, *, backend: Backend, seed: int = 0
     reference = _episode(child, OracleAgent(), backend, seed)
     results.append(
         CheckResult(
-            "reference_passes", reference.passed and not reference.infrastructure_failure, _verdict(reference)
+            "reference_passes",
+            reference.passed and not reference.infrastructure_failure,
+            explained(reference),
         )
     )
     nop = _episode(child, NopAgent(), backend, seed)
-    results.append(CheckResult("nop_fails", not nop.passed and not nop.infrastructure_failure, _verdict(nop)))
+    nop_detail = verdict(nop) + (": an agent that does nothing passes the child" if nop.passed else "")
+    results.append(CheckResult("nop_fails", not nop.passed and not nop.infrastructure_failure, nop_detail))
     cross_dir = _with_parent_reference(parent, child)
     try:
         cross = _episode(load_copy(child, cross_dir), OracleAgent(), backend, seed)
     finally:
         shutil.rmtree(cross_dir.parent, ignore_errors=True)
-    broken, detail = not cross.passed and not cross.infrastructure_failure, _verdict(cross)
+    broken, detail = not cross.passed and not cross.infrastructure_failure, verdict(cross)
     own = own_reference(parent, backend, seed) if cross.passed and not cross.infrastructure_failure else None
     if own is not None and not own.infrastructure_failure:  # it still passes: did the change cost it points?
         broken = cross.score < own.score - SCORE_EPSILON
         detail = f"{detail} (own environment: {own.score:.2f})"
+        if not broken:
+            detail += ": the parent's reference solves the child as before (the change misses what it reads)"
     results.append(CheckResult("parent_reference_fails", broken, detail))
     return results
 
@@ -150,7 +150,7 @@ def invalid_seed(task: Task, backend: Backend, seed: int = 0) -> CheckResult | N
     if run.passed or run.infrastructure_failure:
         return None
     return CheckResult(
-        "seed_reference_passes", False, f"the seed's reference fails in its own environment: {_verdict(run)}"
+        "seed_reference_passes", False, f"the seed's reference fails in its own environment: {explained(run)}"
     )
 
 

@@ -34,6 +34,7 @@ MANIFEST = "manifest.json"
 ENV_DIR = "env"
 GROWN = ".grown"  # growth key -> accepted child id, so reruns skip re-proposing
 REJECTED = ".rejected"  # rejected candidates: their change and check results
+UNACCEPTED = ".unaccepted"  # growth key -> what proposing cost when no child was accepted
 IDENTITY_HASH = "identity_hash"
 IDENTITY = (
     "node_id", "seed_task_id", "kind", "parent_id", "depth", "applications", "history", "graph",
@@ -210,6 +211,16 @@ class LineageStore:
         so a rerun that rejects the same candidate rewrites the same record."""
         key = hashlib.sha256(json.dumps(rejection, sort_keys=True, default=str).encode()).hexdigest()[:16]
         write_json_atomic(self.root / seed_task_id / REJECTED / f"{key}.json", rejection, durable=False)
+
+    def record_unaccepted(self, seed_task_id: str, key: str, record: dict[str, Any]) -> None:
+        """Keep what growing under ``key`` cost when it accepted no child (parent, depth, proposer cost and
+        why), so a table counts every proposer call; a rerun under the same key rewrites it."""
+        write_json_atomic(self.root / seed_task_id / UNACCEPTED / f"{key}.json", record, durable=False)
+
+    def unaccepted(self, seed_task_id: str, key: str) -> dict[str, Any] | None:
+        """The record :meth:`record_unaccepted` kept under ``key``, or None."""
+        path = self.root / seed_task_id / UNACCEPTED / f"{key}.json"
+        return read_json_record(path, dict) if path.is_file() else None
 
     def rejections(self, seed_task_id: str) -> list[dict[str, Any]]:
         """Every rejected candidate kept for a seed task, by depth then revision."""

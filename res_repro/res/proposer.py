@@ -1,27 +1,23 @@
 """Proposers: given an accepted parent, propose the operator applications that make a child.
 
-The programmatic proposer makes a seeded choice of operators and parameters; the LLM proposer asks a
-model, which sees a summary of the parent, the operator catalogue and the feedback of failed checks, and
-answers with operator applications in JSON that are validated against each operator's schema. Both
-report their cost per child (outer executions, tokens, seconds).
+The programmatic proposer makes a seeded choice of operators and parameters; the LLM proposer
+(:mod:`res_repro.res.llm_proposer`) asks a model. Both report their cost per child (outer executions,
+requests, tokens, seconds).
 """
 
 from __future__ import annotations
 
 import abc
-import json
 import random
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from res_repro.agents.providers import ModelRequest, Provider, ProviderError, Usage
-from res_repro.agents.retry import RetryPolicy, call_with_retries
-from res_repro.env.formats import Draft
+from res_repro.env.task import Task
+from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.res.graph import DependencyGraph
-from res_repro.res.operators import Operator
+from res_repro.res.operators import Application, Operator
 
 
 @dataclass(frozen=True)
@@ -37,13 +33,23 @@ class Proposal:
     problems: tuple[str, ...] = ()
 
 
+class ProposerFailure(RuntimeError):
+    """The proposer could not be asked (its provider failed after retries): an infrastructure failure of
+    the seed's scaling, never a verdict on a candidate. The message is one line."""
+
+
 @dataclass
 class ProposerCost:
-    """What proposing one child cost: proposals made (outer executions), tokens and seconds."""
+    """What proposing one child cost: proposals made (outer executions: one per revision), model requests
+    (every one, answered from the response cache or not, ``cache_hits`` of them from the cache), tokens
+    (as the provider counted them when the response was made) and seconds."""
 
     executions: int = 0
+    requests: int = 0
+    cache_hits: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -53,17 +59,28 @@ class ProposerCost:
 
 @dataclass
 class ProposalContext:
-    """What a proposer may look at: the parent's draft and graph, and what failed before."""
+    """What a proposer may look at: the parent (its task, the changes so far and the reference's run on
+    it), the candidate's draft and graph, and what failed before. A model proposer keeps its conversation
+    here across the revisions of one child."""
 
     draft: Any
     graph: DependencyGraph
     feedback: list[str] = field(default_factory=list)
     tried: list[str] = field(default_factory=list)  # operator names rejected earlier this round
     families: list[str] = field(default_factory=list)  # the round's seeded family order (programmatic)
+    task: Task | None = None  # the parent environment's task
+    history: list[Application] = field(default_factory=list)  # the changes accepted so far, root first
+    reference: EpisodeRecord | None = None  # the reference's run on the parent (for proposers that read it)
+    label: str = ""  # which child this is (seed task and depth): a model proposer's cache sample
+    messages: list[dict[str, Any]] = field(default_factory=list)  # a model proposer's conversation
+    pending: str | None = None  # the id of the proposal call whose verdict the next revision answers
 
 
 class Proposer(abc.ABC):
-    """Proposes changes for one child at a time."""
+    """Proposes changes for one child at a time; ``reads_reference`` says whether it needs the reference's
+    run on the parent (the scaler then puts it in the context)."""
+
+    reads_reference: ClassVar[bool] = False
 
     @abc.abstractmethod
     def propose(self, context: ProposalContext, rng: random.Random, cost: ProposerCost) -> Proposal | None:
@@ -129,147 +146,3 @@ class ProgrammaticProposer(Proposer):
         steps = tuple((operator.name, params) for *_, operator, params in candidates[: self.per_child])
         cost.seconds += time.perf_counter() - started
         return Proposal(steps, "seeded choice") if steps else None
-
-
-CATALOGUE_HEADER = (
-    "You scale the environment of an agent task: you make it harder to act in while the task's objective "
-    "and grader stay exactly the same. Choose operator applications from the catalogue below. Answer with "
-    'JSON only: {"rationale": "...", "applications": [{"operator": "<name>", "params": {...}}]}.'
-)
-
-
-CONTEXT_CHARS = 12_000  # the default bound on an environment's description
-
-
-def bounded(text: str, budget: int) -> str:
-    """``text`` cut to ``budget`` characters, saying so in the text when it is cut."""
-    if len(text) <= budget:
-        return text
-    return f"{text[:budget]}\n[truncated: the description above shows {budget} of {len(text)} characters]"
-
-
-def summarise(draft: Draft, graph: DependencyGraph, budget: int = CONTEXT_CHARS) -> str:
-    """The environment as the LLM proposer sees it: the candidate's folder (``workdir``, which a simulated
-    proposer opens), the draft's description (tools, records with their ids and field kinds, or files)
-    and the dependency graph, bounded to ``budget`` characters."""
-    body = {
-        "kind": draft.kind,
-        "workdir": str(draft.root),
-        **draft.describe(),
-        "dependency_graph": graph.to_dict(),
-    }
-    return bounded(json.dumps(body, indent=1), budget)
-
-
-def _json_object(text: str) -> dict[str, Any]:
-    match = re.search(r"\{.*\}", text or "", re.DOTALL)
-    if not match:
-        raise ValueError("the reply holds no JSON object")
-    data = json.loads(match.group(0))
-    if not isinstance(data, dict) or not isinstance(data.get("applications"), list):
-        raise ValueError("expected {'applications': [...]}")
-    return data
-
-
-class LLMProposer(Proposer):
-    """A model proposes; replies that break an operator's schema are sent back as feedback."""
-
-    def __init__(
-        self,
-        operators: Sequence[Operator],
-        provider: Provider,
-        model: str,
-        *,
-        retry: RetryPolicy,
-        max_invalid_replies: int = 2,
-        context_chars: int = CONTEXT_CHARS,
-    ) -> None:
-        self.operators = {op.name: op for op in operators}
-        self.provider = provider
-        self.model = model
-        self.retry = retry
-        self.max_invalid_replies = max_invalid_replies
-        self.context_chars = context_chars
-
-    def fingerprint(self) -> dict[str, Any]:
-        """The model, where it is served, and the operator library it chooses from."""
-        return {
-            "kind": "llm",
-            "provider": type(self.provider).__name__,
-            "base_url": getattr(self.provider, "base_url", None),
-            "model": self.model,
-            "operators": sorted(self.operators),
-            "context_chars": self.context_chars,
-        }
-
-    def _catalogue(self, kind: str) -> str:
-        entries = [
-            {
-                "name": op.name,
-                "family": op.family.value,
-                "description": op.description,
-                "params_schema": op.params_schema,
-            }
-            for op in self.operators.values()
-            if op.kind == kind
-        ]
-        return json.dumps(entries, indent=1)
-
-    def _validate(self, data: dict[str, Any]) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
-        steps, problems = [], []
-        for index, item in enumerate(data["applications"]):
-            name = item.get("operator") if isinstance(item, dict) else None
-            operator = self.operators.get(name) if isinstance(name, str) else None
-            if operator is None:
-                problems.append(f"applications[{index}]: unknown operator {name!r}")
-                continue
-            params = item.get("params", {})
-            problem = operator.validate(params if isinstance(params, dict) else {})
-            if problem:
-                problems.append(f"applications[{index}]: {problem}")
-            else:
-                steps.append((operator.name, params))
-        if not steps and not problems:
-            problems.append("the proposal holds no operator application")
-        return steps, problems
-
-    def propose(self, context: ProposalContext, rng: random.Random, cost: ProposerCost) -> Proposal | None:
-        """Ask the model; schema violations go back to it, up to ``max_invalid_replies`` times. When no
-        reply is valid, the answer is a proposal without steps whose problems are the last reply's."""
-        summary = summarise(context.draft, context.graph, self.context_chars)
-        user = f"Environment:\n{summary}\n\nOperator catalogue:\n{self._catalogue(context.draft.kind)}\n"
-        if context.feedback:
-            user += "\nYour previous proposal failed these checks; revise it:\n- " + "\n- ".join(
-                context.feedback
-            )
-        messages: list[dict[str, Any]] = [
-            {"role": "system", "content": CATALOGUE_HEADER},
-            {"role": "user", "content": user},
-        ]
-        for _ in range(self.max_invalid_replies + 1):
-            started = time.perf_counter()
-            request = ModelRequest(self.model, tuple(messages), (), 0.0, 2048)
-            try:
-                response = call_with_retries(
-                    lambda request=request: self.provider.complete(request), self.retry, rng
-                )
-            except ProviderError:
-                cost.seconds += time.perf_counter() - started
-                raise
-            cost.executions += 1
-            cost.seconds += time.perf_counter() - started
-            usage = response.usage or Usage()
-            cost.input_tokens += usage.input_tokens
-            cost.output_tokens += usage.output_tokens
-            try:
-                data = _json_object(response.text or "")
-                steps, problems = self._validate(data)
-            except (ValueError, json.JSONDecodeError) as exc:
-                steps, problems, data = [], [str(exc)], {}
-            if steps and not problems:
-                return Proposal(tuple(steps), str(data.get("rationale", "")))
-            messages += [
-                response.as_message(),
-                {"role": "user", "content": "Invalid: " + "; ".join(problems)},
-            ]
-        return Proposal((), str(data.get("rationale", "")), tuple(problems))

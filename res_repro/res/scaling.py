@@ -21,7 +21,8 @@ import logging
 import random
 import shutil
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from res_repro.agents.base import Agent
@@ -30,11 +31,11 @@ from res_repro.env.middleware import GUIDED, REALISTIC
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import run_episode
 from res_repro.res.admission import AdmissionSettings, admit
-from res_repro.res.checks import CheckResult, invalid_seed, run_checks
+from res_repro.res.checks import CheckResult, invalid_seed, own_reference, run_checks
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.lineage import ENV_DIR, LineageStore, Manifest, Node, node_id
 from res_repro.res.operators import OPERATORS, Application
-from res_repro.res.proposer import Proposal, ProposalContext, Proposer, ProposerCost
+from res_repro.res.proposer import Proposal, ProposalContext, Proposer, ProposerCost, ProposerFailure
 from res_repro.sandbox import Backend
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,7 @@ HINTS = {
     GUIDED: "errors also carry a hint and the next call to make",
 }
 NOTHING_APPLIES = "no operator of the library applies to this environment (it offers nothing they change)"
+PROPOSER_FAILED = "proposer_failed"  # a stop reason: the proposer's provider failed (infrastructure)
 STOP_RULES = {
     "fulfilment": "fulfilled",  # the paper's: complete task fulfilment (each format's grade defines it)
     "pass": "passed",  # the benchmark's pass rule (e.g. a Claw-style native score >= its threshold)
@@ -82,13 +84,17 @@ class AdmissionGate:
 @dataclass
 class LineageResult:
     """The accepted nodes of one seed task, root first, and why scaling stopped: ``stop_reason`` is
-    ``target_failed``, ``no_valid_child`` or ``depth_cap``; for ``no_valid_child``, ``why`` says what the
-    last rejected candidate failed (see :func:`no_child_reason`)."""
+    ``target_failed``, ``no_valid_child``, ``proposer_failed`` or ``depth_cap``; for ``no_valid_child``,
+    ``why`` says what the last rejected candidate failed (see :func:`no_child_reason`), for
+    ``proposer_failed`` how the proposer's provider failed (an infrastructure failure: the lineage is
+    incomplete and the next run tries again). ``unaccepted`` is what proposing cost at the depth where no
+    child was accepted (empty otherwise)."""
 
     seed_task_id: str
     nodes: list[Node]
     stop_reason: str
     why: str = ""
+    unaccepted: dict[str, Any] = field(default_factory=dict)
 
     @property
     def last(self) -> Node:
@@ -135,6 +141,15 @@ def apply_steps(
         graph = graph.extend(edges)
     draft.save()
     return applications
+
+
+def without_paths(text: str, *folders: Path) -> str:
+    """``text`` with the host paths of ``folders`` (as given and resolved) replaced by what they hold, so
+    that feedback and records never name the machine's folders."""
+    for folder in folders:
+        for shown in {str(folder.resolve()), str(folder)}:
+            text = text.replace(shown, "<candidate>")
+    return text
 
 
 def no_child_reason(store: LineageStore, base: Node, depth: int) -> str:
@@ -213,7 +228,9 @@ class Scaler:
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def grow(self, base: Node, depth: int) -> Node | None:
-        """One accepted child of ``base`` (revised up to the budget), or None when none passes the checks."""
+        """One accepted child of ``base`` (revised up to the budget), or None when none passes the checks;
+        :class:`ProposerFailure` when the proposer's provider fails. What proposing cost is kept either
+        way: in the child's manifest, or (no child) in the store's unaccepted records."""
         seed_id = base.manifest.seed_task_id
         key = self.growth_key(base, depth)
         known = self.store.recall_child(seed_id, key)
@@ -225,10 +242,37 @@ class Scaler:
         if invalid is not None:  # no child could pass reference_passes: say so rather than try
             self._keep_rejection(base, depth, 0, Proposal((), "invalid seed"), [invalid])
             return None
-        rng = random.Random(f"{self.settings.seed}-{seed_id}-{depth}")
-        visible = base.manifest.graph if self.settings.composition else DependencyGraph()
-        context = ProposalContext(draft=None, graph=visible)
         cost = ProposerCost()
+        try:
+            child = self._grow(base, depth, key, cost)
+        except ProposerFailure as exc:
+            self._keep_unaccepted(base, depth, key, cost, str(exc))
+            raise
+        if child is None:
+            self._keep_unaccepted(base, depth, key, cost, no_child_reason(self.store, base, depth))
+        return child
+
+    def _context(self, base: Node, depth: int) -> ProposalContext:
+        """What the proposer sees of ``base``: its task, the changes so far, the graph it may build on and
+        (for a proposer that reads it) the reference's run on it."""
+        reference = None
+        if self.proposer.reads_reference:
+            reference = own_reference(base.task, self.backend, self.settings.seed)
+        return ProposalContext(
+            draft=None,
+            graph=base.manifest.graph if self.settings.composition else DependencyGraph(),
+            task=base.task,
+            history=list(base.manifest.history),
+            reference=reference,
+            label=f"{base.manifest.seed_task_id}/{base.manifest.node_id}/{depth}/{self.settings.seed}",
+        )
+
+    def _grow(self, base: Node, depth: int, key: str, cost: ProposerCost) -> Node | None:
+        """The revisions of one child (see :meth:`grow`); ``cost`` adds up every proposer call."""
+        seed_id = base.manifest.seed_task_id
+        rng = random.Random(f"{self.settings.seed}-{seed_id}-{depth}")
+        context = self._context(base, depth)
+        visible = context.graph
         for revision in range(self.settings.max_revisions + 1):
             work = self.store.workspace(seed_id)
             try:
@@ -236,7 +280,14 @@ class Scaler:
                 shutil.copytree(base.env_dir, env, symlinks=True)
                 context.draft = format_of(base.task).draft(env)
                 context.draft.hints = self.settings.hints
-                proposal = self.proposer.propose(context, rng, cost)
+                try:
+                    proposal = self.proposer.propose(context, rng, cost)
+                except ProposerFailure as exc:
+                    failure = CheckResult("proposer", False, str(exc))
+                    self._keep_rejection(
+                        base, depth, revision, Proposal((), "the proposer failed"), [failure]
+                    )
+                    raise
                 if proposal is None:  # final: no revision can make an operator apply
                     log.debug("%s depth %d: no operator applies", seed_id, depth)
                     nothing = CheckResult("applies", False, NOTHING_APPLIES)
@@ -249,15 +300,21 @@ class Scaler:
                         "proposal: no operator application"
                     ]
                     log.debug("%s depth %d revision %d empty: %s", seed_id, depth, revision, context.feedback)
+                    invalid = CheckResult(
+                        "proposal", False, "no valid proposal: " + "; ".join(proposal.problems)
+                    )
+                    self._keep_rejection(base, depth, revision, proposal, [invalid])
                     continue
                 try:
                     applications = apply_steps(context.draft, proposal.steps, visible)
                 except Exception as exc:  # a proposal that cannot be applied is a rejected candidate
-                    context.feedback = [f"apply: {type(exc).__name__}: {exc}"]
+                    reason = without_paths(f"{type(exc).__name__}: {exc}", env, self.store.root)
+                    context.feedback = [f"apply: {reason}"]
                     context.tried += [name for name, _ in proposal.steps]
-                    log.debug("%s depth %d revision %d not applicable: %s", seed_id, depth, revision, exc)
-                    failure = CheckResult("apply", False, f"{type(exc).__name__}: {exc}")
-                    self._keep_rejection(base, depth, revision, proposal, [failure])
+                    log.debug("%s depth %d revision %d not applicable: %s", seed_id, depth, revision, reason)
+                    self._keep_rejection(
+                        base, depth, revision, proposal, [CheckResult("apply", False, reason)]
+                    )
                     continue
                 nid = node_id(base.manifest.node_id, f"{base.manifest.content_hash}-{depth}", applications)
                 existing = self.store.load(seed_id, nid)
@@ -304,6 +361,11 @@ class Scaler:
             finally:
                 shutil.rmtree(work, ignore_errors=True)
         return None
+
+    def _keep_unaccepted(self, base: Node, depth: int, key: str, cost: ProposerCost, why: str) -> None:
+        """Record what growing ``base`` at ``depth`` cost when it accepted no child, and why."""
+        record = {"parent_id": base.manifest.node_id, "depth": depth, "proposer": cost.to_dict(), "why": why}
+        self.store.record_unaccepted(base.manifest.seed_task_id, key, record)
 
     def _keep_rejection(
         self, base: Node, depth: int, revision: int, proposal: Proposal, checks: Sequence[CheckResult]
@@ -369,10 +431,16 @@ class Scaler:
         parent = root
         for depth in range(1, (self.settings.depth_cap if depth_cap is None else depth_cap) + 1):
             base = parent if self.settings.inheritance else root
-            child = self.grow(base, depth)
+            try:
+                child = self.grow(base, depth)
+            except ProposerFailure as exc:
+                log.warning("%s depth %d: %s (the next run tries again)", task.task_id, depth, exc)
+                spent = self.store.unaccepted(task.task_id, self.growth_key(base, depth)) or {}
+                return LineageResult(task.task_id, nodes, PROPOSER_FAILED, str(exc), spent)
             if child is None:
                 why = no_child_reason(self.store, base, depth)
-                return LineageResult(task.task_id, nodes, "no_valid_child", why)
+                spent = self.store.unaccepted(task.task_id, self.growth_key(base, depth)) or {}
+                return LineageResult(task.task_id, nodes, "no_valid_child", why, spent)
             nodes.append(child)
             if self._target_gives_up(child):
                 return LineageResult(task.task_id, nodes, "target_failed")

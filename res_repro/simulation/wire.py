@@ -23,11 +23,18 @@ def tokens(value: Any) -> int:
 
 @dataclass(frozen=True)
 class Answer:
-    """What a simulated model says: text, or one tool call (a name and its arguments)."""
+    """What a simulated model says: text, or tool calls (a name and its arguments; ``more`` holds the
+    calls after the first, made in the same turn)."""
 
     text: str | None = None
     tool: str | None = None
     arguments: dict[str, Any] = field(default_factory=dict)
+    more: tuple[tuple[str, dict[str, Any]], ...] = ()
+
+    @property
+    def calls(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every tool call, in order."""
+        return ([(self.tool, self.arguments)] if self.tool is not None else []) + list(self.more)
 
 
 def completion(
@@ -36,16 +43,20 @@ def completion(
     """The chat-completion object answering the request ``body`` (``number`` makes the ids unique);
     ``usage`` is (prompt, completion) tokens when the server counted them, else they are estimated."""
     message: dict[str, Any] = {"role": "assistant", "content": answer.text}
-    if answer.tool is not None:
-        arguments = json.dumps(answer.arguments, default=str)
+    if answer.calls:
         message["tool_calls"] = [
             {
-                "id": f"call_{number}",
+                "id": f"call_{number}" + (f"_{index}" if index else ""),
                 "type": "function",
-                "function": {"name": answer.tool, "arguments": arguments},
+                "function": {"name": name, "arguments": json.dumps(arguments, default=str)},
             }
+            for index, (name, arguments) in enumerate(answer.calls)
         ]
-        produced: Any = [answer.text or "", answer.tool, arguments]
+        functions = [call["function"] for call in message["tool_calls"]]
+        produced: Any = [
+            answer.text or "",
+            *(value for f in functions for value in (f["name"], f["arguments"])),
+        ]
     else:
         produced = answer.text or ""
     prompt, output = usage or (tokens([body.get("messages", []), body.get("tools", [])]), tokens(produced))
@@ -58,7 +69,7 @@ def completion(
             {
                 "index": 0,
                 "message": message,
-                "finish_reason": "tool_calls" if answer.tool is not None else "stop",
+                "finish_reason": "tool_calls" if answer.calls else "stop",
             }
         ],
         "usage": {"prompt_tokens": prompt, "completion_tokens": output, "total_tokens": prompt + output},

@@ -98,8 +98,11 @@ class AnthropicMessagesProvider(Provider):
         options: dict[str, Any] = {"max_tokens": request.max_output_tokens or DEFAULT_MAX_TOKENS}
         if system:
             options["system"] = system
+        extra = dict(request.extra_body or {})
         if request.temperature is not None:
-            options["extra_body"] = {"temperature": request.temperature}  # no longer a keyword in SDK 1.x
+            extra["temperature"] = request.temperature  # no longer a keyword in SDK 1.x
+        if extra:
+            options["extra_body"] = extra
         if request.tools:
             options["tools"] = [
                 {"name": s.name, "description": s.description, "input_schema": dict(s.input_schema)}

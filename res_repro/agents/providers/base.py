@@ -9,7 +9,7 @@ from __future__ import annotations
 import abc
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,6 +103,42 @@ class ModelResponse:
 
 
 @dataclass(frozen=True)
+class Generation:
+    """How a model is asked to generate, from its config: every setting a request carries besides the
+    conversation (None: not sent, the provider's default applies)."""
+
+    temperature: float | None = None
+    max_output_tokens: int | None = None
+    reasoning_effort: str | None = None
+    extra_body: dict[str, Any] | None = None
+
+    @classmethod
+    def from_model(cls, model: Mapping[str, Any]) -> Generation:
+        """The settings of a ``models`` entry."""
+        return cls(
+            model.get("temperature"),
+            model.get("max_output_tokens"),
+            model.get("reasoning_effort"),
+            dict(model.get("extra_body") or {}) or None,
+        )
+
+    def request(
+        self, model: str, messages: Sequence[dict[str, Any]], tools: Sequence[ToolSpec], seed: int | None
+    ) -> ModelRequest:
+        """The request for ``messages`` with ``tools`` under these settings."""
+        return ModelRequest(
+            model,
+            tuple(messages),
+            tuple(tools),
+            self.temperature,
+            self.max_output_tokens,
+            seed=seed,
+            reasoning_effort=self.reasoning_effort,
+            extra_body=self.extra_body,
+        )
+
+
+@dataclass(frozen=True)
 class ModelRequest:
     """Everything that determines a response; its hash keys the response cache."""
 
@@ -112,6 +148,18 @@ class ModelRequest:
     temperature: float | None = None
     max_output_tokens: int | None = None
     seed: int | None = None  # the sample's seed, sent where the API takes one (OpenAI chat completions)
+    reasoning_effort: str | None = None  # sent where the API takes one (OpenAI-style reasoning models)
+    extra_body: dict[str, Any] | None = None  # extra request fields, sent as they are (a model's config)
+
+    def options(self) -> dict[str, Any]:
+        """The settings beyond the common ones that this request sets (hashed only when set, so that the
+        keys of requests without them stay as they were)."""
+        found: dict[str, Any] = {}
+        if self.reasoning_effort is not None:
+            found["reasoning_effort"] = self.reasoning_effort
+        if self.extra_body:
+            found["extra_body"] = self.extra_body
+        return found
 
     def key(self, provider: str, base_url: str | None, sample: str = "") -> str:
         """A SHA-256 over the provider, endpoint, the sample it belongs to (an episode id: see
@@ -134,10 +182,11 @@ class ModelRequest:
             "temperature": self.temperature,
             "max_output_tokens": self.max_output_tokens,
             "seed": self.seed,
+            **({"options": options} if (options := self.options()) else {}),
         }
         text = json.dumps(blob, sort_keys=True, default=str)
-        # Only the base URL and the token limit sort before "messages" ("sample" and "seed" sort after), and a
-        # string's quotes are escaped, so the first match is the key itself.
+        # Only the base URL and the token limit sort before "messages" ("options", "sample" and "seed" sort
+        # after), and a string's quotes are escaped, so the first match is the key itself.
         split = text.index(_MESSAGES_OPEN) + len(_MESSAGES_OPEN)
         return text[:split], text[split:]
 
@@ -178,6 +227,7 @@ class ConversationKeys:
             request.temperature,
             request.max_output_tokens,
             request.seed,
+            json.dumps(request.options(), sort_keys=True, default=str),
         )
         if settings != self._settings or not self._extends(request.messages):
             head, tail = request._frame(self.provider, self.base_url, self.sample)

@@ -69,6 +69,10 @@ class OpenAIChatProvider(Provider):
             options["tools"] = [_tool(spec) for spec in request.tools]
         if request.seed is not None:
             options["seed"] = request.seed
+        if request.reasoning_effort is not None:
+            options["reasoning_effort"] = request.reasoning_effort
+        if request.extra_body:
+            options["extra_body"] = dict(request.extra_body)
         try:
             completion = self._client.chat.completions.create(
                 model=request.model, messages=list(request.messages), **options

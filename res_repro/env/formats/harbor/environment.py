@@ -141,6 +141,7 @@ def output_text(result: ExecResult) -> str:
 SandboxOpener = Callable[[SandboxSpec], AbstractContextManager[Sandbox]]
 APP_ARCHIVE = "/tmp/.res-repro-app.tar"  # /app on its way from the agent's sandbox to the verifier's
 ARTIFACT_CAP_BYTES = 64 * 1024
+REFERENCE_OUTPUT_CHARS = 2000  # of the reference solution's output its record keeps (the end)
 
 
 class TerminalEnvironment:
@@ -236,7 +237,8 @@ class TerminalEnvironment:
             env=self.task.config.solution.env,
         )
         stop = StopReason.TIME_LIMIT if result.timed_out else StopReason.ANSWERED
-        message = {"role": "tool", "name": "solve.sh", "exit_code": result.exit_code}
+        output = (result.stdout + result.stderr)[-REFERENCE_OUTPUT_CHARS:]
+        message = {"role": "tool", "name": "solve.sh", "exit_code": result.exit_code, "content": output}
         return AgentOutcome(stop_reason=stop, turns=1, tool_calls=1, messages=[message])
 
     def grade(self, answer: str | None) -> Grade:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -52,8 +53,11 @@ def run_reference_program(
     past the time limit or a crash, ends the run without an answer.
     """
 
+    trace: list[dict[str, Any]] = []
+
     def call(tool: str, **arguments: Any) -> Any:
         response = dispatch(ToolCall(tool, arguments))
+        trace.extend(traced_call(len(trace) // 2, tool, arguments, response))
         if response.is_error:
             raise ToolError(response)
         return response.body
@@ -64,15 +68,39 @@ def run_reference_program(
         answer: str | None = str(
             run_task_function(source, "solve", [instruction or ""], call=call, forwarded=(ToolError,))
         )
-        messages = [{"role": "assistant", "content": answer}]
+        messages = [*trace, {"role": "assistant", "content": answer}]
     except TaskCodeError as exc:  # the program broke on a changed environment: it failed, nothing more
         failure = (
             f"unhandled tool error: {exc.detail}" if exc.kind == "ToolError" else f"the program failed: {exc}"
         )
-        answer, messages = None, [{"role": "tool", "content": failure}]
+        answer, messages = None, [*trace, {"role": "tool", "content": failure}]
     return AgentOutcome(
         stop_reason=StopReason.ANSWERED, answer=answer, turns=1, tool_calls=calls_made(), messages=messages
     )
+
+
+TRACED_RESULT_CHARS = 1500  # of each result a reference run's trace keeps
+
+
+def traced_call(
+    index: int, tool: str, arguments: dict[str, Any], response: ToolResponse
+) -> list[dict[str, Any]]:
+    """One call of a reference program as the neutral conversation records it: the assistant's tool call
+    and the tool's result (cut to :data:`TRACED_RESULT_CHARS`), so a reference run's record shows what it
+    read and where it failed."""
+    call_id = f"ref-{index}"
+    text = response.text()
+    if len(text) > TRACED_RESULT_CHARS:
+        text = f"{text[:TRACED_RESULT_CHARS]} [... {len(text) - TRACED_RESULT_CHARS} more characters]"
+    function = {"name": tool, "arguments": json.dumps(arguments, ensure_ascii=False, default=str)}
+    return [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": call_id, "type": "function", "function": function}],
+        },
+        {"role": "tool", "tool_call_id": call_id, "content": text},
+    ]
 
 
 def fixture_route(service: FixtureService, tool: ToolDef) -> Callable[[ToolCall], ToolResponse]:
