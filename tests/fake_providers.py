@@ -50,7 +50,7 @@ class Reply:
     input_tokens: int = 100
     output_tokens: int = 20
     cached_tokens: int = 0
-    truncated: bool = False  # cut at the output token limit (finish_reason "length", stop_reason "max_tokens")
+    truncated: bool = False  # cut at the output limit (finish_reason "length", stop_reason "max_tokens")
 
 
 class FaultKind(StrEnum):

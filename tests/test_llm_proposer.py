@@ -287,3 +287,16 @@ def test_the_single_mode_brief_carries_the_files_and_offers_only_the_proposal(tm
     assert [tool["function"]["name"] for tool in first["tools"]] == ["propose_changes"]
     assert "## File contents" in first["messages"][1]["content"]
     assert "def grade(answer, audit, state)" in first["messages"][1]["content"]
+
+
+def test_a_proposal_of_no_change_is_final_and_named_with_its_rationale(tmp_path, task):
+    declined = Reply(
+        calls=(Call("propose_changes", {"rationale": "nothing here to gate", "applications": []}),)
+    )
+    with FakeModelServer(OPENAI, [declined]) as server:
+        result = build_scaler(
+            tmp_path / "lin", depth_cap=1, max_revisions=3, proposer=_proposer(server)
+        ).scale(task)
+        sent = len(server.bodies)
+    assert (result.stop_reason, sent) == ("no_valid_child", 1)
+    assert "no operator of the library applies" in result.why and "nothing here to gate" in result.why

@@ -444,7 +444,7 @@ def test_a_seed_with_no_valid_child_is_named_with_its_reason_in_the_tables_notes
     assert bare.why == why
     assert lineage_notes([grown, bare]) == [
         "1 of 2 seed task(s) are unscaled: they grew no valid child (within the revision budget, or the "
-        f'proposer failed), so their "+RES" environment is the original: renewal-mail ({why})."
+        f'proposer failed), so their "+RES" environment is the original: renewal-mail ({why}).'
     ]
     assert lineage_notes([grown]) == []
 

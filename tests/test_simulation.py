@@ -3,6 +3,7 @@ chat-completions protocol, reached through the real ``openai`` SDK, the LLM agen
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -22,8 +23,8 @@ from res_repro.errors import UserInputError
 from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.pipelines.lineages import scaling_settings as settings_of
 from res_repro.pipelines.protocol import SIMULATED, deviations, protocol_text
-from res_repro.res.operators import library
 from res_repro.res.llm_proposer import LLMProposer
+from res_repro.res.operators import library
 from res_repro.simulation import simulator
 from res_repro.simulation.explorers import parse_tool_text
 
@@ -183,3 +184,56 @@ def test_a_stopping_rule_other_than_the_papers_is_named():
 
 def test_the_paper_models_follow_the_paper_protocol():
     assert deviations(compose_config("models=paper")) == []
+
+
+def _brief_body(task: Task, folder: Path, *, agentic: bool) -> dict:
+    """A proposer's first request for a copy of ``task`` at ``folder``, as the LLM proposer writes it."""
+    from res_repro.env.formats import format_of
+    from res_repro.res.checks import own_reference
+    from res_repro.res.graph import DependencyGraph
+    from res_repro.res.llm_proposer import AGENTIC, ProposerLimits
+    from res_repro.res.proposer_brief import SYSTEM, BriefParts, brief
+    from res_repro.res.proposer_tools import INSPECTION, PROPOSE
+
+    operators = [op for op in library(None) if op.kind == task.kind]
+    parts = BriefParts(
+        task,
+        format_of(task).draft(folder).describe(),
+        DependencyGraph(),
+        [],
+        own_reference(task, "local"),
+        operators,
+        1,
+        folder,
+    )
+    limits = ProposerLimits(mode=AGENTIC if agentic else "single")
+    text = brief(parts, agentic=agentic, context_chars=limits.context_chars, files_chars=1_000_000)
+    tools = (*INSPECTION, PROPOSE) if agentic else (PROPOSE,)
+    return {
+        "model": "sim-proposer",
+        "seed": 0,
+        "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}],
+        "tools": [
+            {"type": "function", "function": {"name": t.name, "parameters": dict(t.input_schema)}}
+            for t in tools
+        ],
+    }
+
+
+@pytest.mark.parametrize("suite", ["terminal", "claw"])
+def test_the_simulated_proposer_answers_from_the_conversation_alone(tasks, tmp_path, suite):
+    import shutil
+
+    from res_repro.simulation.proposer import ProposerModel
+
+    task = tasks[suite][0]
+    folder = tmp_path / "candidate"
+    shutil.copytree(task.path, folder, symlinks=True)
+    single, agentic = _brief_body(task, folder, agentic=False), _brief_body(task, folder, agentic=True)
+    shutil.rmtree(folder)  # the model never sees the disk: the conversation has to be enough
+    assert str(folder) not in json.dumps([single, agentic])
+    answer = ProposerModel(0, 1).answer(single)
+    assert answer.tool == "propose_changes" and answer.arguments["applications"]
+    reads = ProposerModel(0, 1).answer(agentic)
+    assert {name for name, _ in reads.calls} == {"read_file"}
+    assert all(arguments["offset"] == 0 for _, arguments in reads.calls)

@@ -148,5 +148,5 @@ def test_a_seed_with_no_valid_child_is_counted_and_named_with_its_reason() -> No
     )
     assert table.notes[-1] == (
         "1 of 3 seed task(s) are unscaled: they grew no valid child (within the revision budget, or the "
-        f'proposer failed), so their "+RES" environment is the original: claw-finance-reconcile-00 ({why})."
+        f'proposer failed), so their "+RES" environment is the original: claw-finance-reconcile-00 ({why}).'
     )

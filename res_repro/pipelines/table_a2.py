@@ -76,7 +76,11 @@ def build_table_a2(
         "are excluded. The last row divides every proposer token, including depths where no child was "
         "accepted, by the accepted children.",
         "The programmatic proposer is a seeded sampler that calls no model: it has no tokens, and its "
-        "seconds are sampling time only. The paper's children were written by GPT-5.6 Sol (289 children).",
+        "seconds are sampling time only."
+        if proposer == "programmatic"
+        else "Tokens are counted as the provider reported them when each response was made (a response "
+        "answered from the cache counts what it cost then).",
+        "The paper's children were written by GPT-5.6 Sol (289 children).",
     ]
     return table, logged
 

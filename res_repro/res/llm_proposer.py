@@ -6,8 +6,9 @@ protocol's) it may inspect the candidate first (files, the reference's whole run
 requests and tokens per revision; in ``single`` mode the brief carries the files' text and the model
 answers at once. One conversation spans the revisions of a child: a rejected proposal gets its verdict
 (the failed check and its cause) as the result of the call that made it, so the model revises what it
-proposed. Replies that are not a usable proposal (not JSON, unknown operators, params outside an
-operator's schema, cut at the output limit, longer than the reply cap) go back with the reason, up to
+proposed. A proposal with no application says, as final, that no operator applies (its rationale is
+kept). Replies that are not a usable proposal (not JSON, unknown operators, params outside an operator's
+schema, cut at the output limit, longer than the reply cap) go back with the reason, up to
 ``max_invalid_replies`` per revision. Every request is counted and cached by its full content: a rerun
 sends nothing. A provider that keeps failing raises :class:`ProposerFailure`.
 """
@@ -234,6 +235,9 @@ class LLMProposer(Proposer):
             if arguments is None:
                 result = "error: the arguments are not a JSON object"
                 problems.append(result)
+            elif call.name == PROPOSE.name and proposal is None and arguments.get("applications") == []:
+                proposal = Proposal((), str(arguments.get("rationale", ""))[:RATIONALE_CHARS], declined=True)
+                result = "noted: no change"
             elif call.name == PROPOSE.name and proposal is None:
                 steps, found = self._validate(arguments, context.draft.kind)
                 if steps and not found:
@@ -297,9 +301,12 @@ class LLMProposer(Proposer):
                     data = _json_object(response.text or "")
                     steps, problems = self._validate(data, context.draft.kind)
                 except (ValueError, json.JSONDecodeError) as exc:
-                    steps, problems = [], [one_line(str(exc))]
+                    data, steps, problems = {}, [], [one_line(str(exc))]
+                rationale = str(data.get("rationale", ""))[:RATIONALE_CHARS]
+                if data.get("applications") == []:
+                    return Proposal((), rationale, declined=True)
                 if steps and not problems:
-                    return Proposal(tuple(steps), str(data.get("rationale", ""))[:RATIONALE_CHARS])
+                    return Proposal(tuple(steps), rationale)
             if problems:
                 invalid = problems
                 if sent_back >= self.limits.max_invalid_replies:

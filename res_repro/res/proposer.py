@@ -24,13 +24,15 @@ from res_repro.res.operators import Application, Operator
 class Proposal:
     """Operator applications to try, as (operator name, params) pairs, plus a rationale.
 
-    A proposal without steps is a failed revision (an empty or invalid answer): ``problems`` says why,
-    and the scaler sends it back as feedback while the revision budget lasts.
+    A proposal without steps is a failed revision (an invalid answer): ``problems`` says why, and the
+    scaler sends it back as feedback while the revision budget lasts. A ``declined`` one says, as final,
+    that no operator of the catalogue applies (the rationale says why), as a None from a proposer does.
     """
 
     steps: tuple[tuple[str, dict[str, Any]], ...]
     rationale: str = ""
     problems: tuple[str, ...] = ()
+    declined: bool = False
 
 
 class ProposerFailure(RuntimeError):

@@ -41,7 +41,8 @@ RULES = """A candidate is accepted only when every check passes:
 - nop_fails: an agent that does nothing still fails.
 - parent_reference_fails: the parent's reference, as it was, fails the candidate or scores lower there than
   in its own environment; so the change must reach something the reference reads or calls.
-A rejected candidate comes back to you with the failed check and its cause; revise your proposal."""
+A rejected candidate comes back to you with the failed check and its cause; revise your proposal. If no
+operator of the catalogue can change this environment, propose no application and say why."""
 
 SECTION_CHARS = {"objective": 8_000, "tools": 10_000, "trace": 8_000, "history": 4_000, "files": 20_000}
 

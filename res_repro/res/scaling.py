@@ -288,11 +288,12 @@ class Scaler:
                         base, depth, revision, Proposal((), "the proposer failed"), [failure]
                     )
                     raise
-                if proposal is None:  # final: no revision can make an operator apply
+                if proposal is None or proposal.declined:  # final: no revision can make an operator apply
                     log.debug("%s depth %d: no operator applies", seed_id, depth)
-                    nothing = CheckResult("applies", False, NOTHING_APPLIES)
+                    said = f" (the proposer: {proposal.rationale})" if proposal and proposal.rationale else ""
+                    nothing = CheckResult("applies", False, NOTHING_APPLIES + said)
                     self._keep_rejection(
-                        base, depth, revision, Proposal((), "no operator applies"), [nothing]
+                        base, depth, revision, proposal or Proposal((), "no operator applies"), [nothing]
                     )
                     return None
                 if not proposal.steps:  # an empty or invalid answer spends a revision
