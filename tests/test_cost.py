@@ -44,6 +44,7 @@ def test_a_dry_run_sends_nothing_and_prints_the_projection(tmp_path, capsys):
             "scaling.target_max_turns=20",
             "scaling.proposer.kind=llm",
             "scaling.proposer.model=fake",
+            "scaling.proposer.mode=single",
             "scaling.proposer.max_invalid_replies=1",
             "cost_estimate.input_tokens_per_turn=1000",
             "cost_estimate.output_tokens_per_turn=100",

@@ -328,8 +328,12 @@ def test_the_parent_reference_runs_on_a_copy_of_the_child_that_is_removed_after(
             [_record(False, 0.6), _record(True, 0.9), _record(True, 1.0)],
             [
                 (False, "score 0.60, failed"),
-                (False, "score 0.90, passed"),
-                (False, "score 1.00, passed (own environment: 1.00)"),
+                (False, "score 0.90, passed: an agent that does nothing passes the child"),
+                (
+                    False,
+                    "score 1.00, passed (own environment: 1.00): the parent's reference solves the child as "
+                    "before (the change misses what it reads)",
+                ),
             ],
         ),
         (  # runs that say nothing about the agent fail their check whatever they scored

@@ -73,8 +73,13 @@ def build_table_a2(
     table.notes = [
         f"Proposer: {proposer}. Costs aggregate each child's outer executions (one per revision), model "
         "requests (inspection turns and re-asks included) and revisions; target solving, checks and grading "
-        "are excluded. The last row divides every proposer token, including depths where no child was "
-        "accepted, by the accepted children.",
+        "are excluded."
+        + (
+            " The last row divides every proposer token, including depths where no child was accepted, by "
+            "the accepted children."
+            if proposer != "programmatic"
+            else ""
+        ),
         "The programmatic proposer is a seeded sampler that calls no model: it has no tokens, and its "
         "seconds are sampling time only."
         if proposer == "programmatic"
