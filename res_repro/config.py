@@ -141,11 +141,15 @@ class ModelConfig:
     max_output_tokens: int | None = MISSING
     timeout_s: float = MISSING
     reasoning_effort: str | None = None  # OpenAI-style reasoning effort (low | medium | high), where taken
+    thinking_budget: int | None = None  # Anthropic extended thinking's token budget (None: off)
     extra_body: dict[str, Any] = field(default_factory=dict)  # extra request fields sent as they are
     max_concurrency: int | None = None  # this model's episodes at once (rate limits), whatever `workers` says
     # US dollars per million tokens, as the provider bills them; None: local or free (no cost reported)
     input_price_per_mtok: float | None = MISSING
     output_price_per_mtok: float | None = MISSING
+    cached_input_price_per_mtok: float | None = None  # prompt tokens read from the cache; None: input price
+    cache_write_price_per_mtok: float | None = None  # prompt tokens written to the cache; None: input price
+    prices_from: str | None = None  # where the prices come from and when they were read
     simulated: bool = False  # served by the harness's simulator (res_repro.simulation), started per run
     address: str | None = None  # where requests go when not base_url: a simulator's port, set at start
 

@@ -114,6 +114,9 @@ RANGES: dict[type, dict[str, Bound]] = {
         "max_concurrency": COUNT,
         "input_price_per_mtok": NON_NEGATIVE,
         "output_price_per_mtok": NON_NEGATIVE,
+        "cached_input_price_per_mtok": NON_NEGATIVE,
+        "cache_write_price_per_mtok": NON_NEGATIVE,
+        "thinking_budget": COUNT,
     },
     RetryConfig: {
         "max_attempts": COUNT,

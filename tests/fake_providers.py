@@ -10,10 +10,11 @@ the conversation the client sent.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -51,6 +52,8 @@ class Reply:
     output_tokens: int = 20
     cached_tokens: int = 0
     truncated: bool = False  # cut at the output limit (finish_reason "length", stop_reason "max_tokens")
+    reasoning: str | None = None  # DeepSeek's reasoning_content, or an Anthropic thinking block (signed)
+    reasoning_tokens: int = 0
 
 
 class FaultKind(StrEnum):
@@ -120,6 +123,8 @@ def _openai_reply(reply: Reply, serial: int, model: str) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text, "refusal": None}
     if calls:
         message["tool_calls"] = calls
+    if reply.reasoning is not None:
+        message["reasoning_content"] = reply.reasoning
     return {
         "id": f"chatcmpl-fake{serial}",
         "object": "chat.completion",
@@ -138,12 +143,17 @@ def _openai_reply(reply: Reply, serial: int, model: str) -> dict[str, Any]:
             "completion_tokens": reply.output_tokens,
             "total_tokens": reply.input_tokens + reply.output_tokens,
             "prompt_tokens_details": {"cached_tokens": reply.cached_tokens},
+            "completion_tokens_details": {"reasoning_tokens": reply.reasoning_tokens},
         },
     }
 
 
 def _anthropic_reply(reply: Reply, serial: int, model: str) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
+    if reply.reasoning is not None:
+        content.append(
+            {"type": "thinking", "thinking": reply.reasoning, "signature": signature(reply.reasoning)}
+        )
     if reply.text:
         content.append({"type": "text", "text": reply.text})
     content.extend(
@@ -165,6 +175,67 @@ def _anthropic_reply(reply: Reply, serial: int, model: str) -> dict[str, Any]:
             "cache_creation_input_tokens": 0,
         },
     }
+
+
+def signature(thinking: str) -> str:
+    """The signature the fake Anthropic server gives a thinking block (checked when it comes back)."""
+    return "sig-" + hashlib.sha256(thinking.encode()).hexdigest()[:24]
+
+
+Rule = Callable[[dict[str, Any]], str | None]
+"""A provider's documented check of a request body: the 400 error message, or None when it passes."""
+
+
+def _after_last_user(messages: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
+    last = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    return [(i, m) for i, m in enumerate(messages) if i > last]
+
+
+def deepseek_thinking(body: dict[str, Any]) -> str | None:
+    """DeepSeek's thinking mode with tool calls: within the current turn (after the last user message)
+    every assistant message must carry its ``reasoning_content`` back."""
+    for index, message in _after_last_user(body.get("messages", [])):
+        if message.get("role") == "assistant" and not message.get("reasoning_content"):
+            return f"Missing `reasoning_content` field in the assistant message at message index {index}"
+    return None
+
+
+def valid_tool_arguments(body: dict[str, Any]) -> str | None:
+    """vLLM's request validation: every assistant tool call's arguments must be a JSON object."""
+    for index, message in enumerate(body.get("messages", [])):
+        for call in message.get("tool_calls") or ():
+            try:
+                value = json.loads(call["function"]["arguments"])
+            except (TypeError, ValueError):
+                value = None
+            if not isinstance(value, dict):
+                written = call["function"]["arguments"]
+                return f"messages[{index}]: tool call arguments are not valid JSON: {written!r}"
+    return None
+
+
+def anthropic_thinking(body: dict[str, Any]) -> str | None:
+    """Anthropic's extended thinking with tool use: no temperature, max_tokens above the budget, and every
+    assistant message that uses a tool starts with the thinking block it was given, signature intact."""
+    thinking = body.get("thinking") or {}
+    if thinking.get("type") != "enabled":
+        return None
+    if "temperature" in body:
+        return "`temperature` may only be set to 1 when thinking is enabled"
+    if body.get("max_tokens", 0) <= thinking.get("budget_tokens", 0):
+        return "`max_tokens` must be greater than `thinking.budget_tokens`"
+    for index, message in enumerate(body.get("messages", [])):
+        blocks = message.get("content") if message.get("role") == "assistant" else None
+        if not isinstance(blocks, list) or not any(b.get("type") == "tool_use" for b in blocks):
+            continue
+        first = blocks[0]
+        if first.get("type") != "thinking" or first.get("signature") != signature(first.get("thinking", "")):
+            return (
+                f"messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+                f"`{first.get('type')}`. When `thinking` is enabled, an assistant message with tool use must "
+                "start with its thinking block, unmodified."
+            )
+    return None
 
 
 def _error_body(protocol: str, status: int, message: str, code: str | None = None) -> dict[str, Any]:
@@ -192,14 +263,24 @@ class FakeModelServer:
     :meth:`load` replaces the script and clears the record, keeping the address.
     """
 
-    def __init__(self, protocol: str, script: Sequence[Step] = (), *, after: Step = EXHAUSTED) -> None:
+    def __init__(
+        self,
+        protocol: str,
+        script: Sequence[Step] = (),
+        *,
+        after: Step = EXHAUSTED,
+        rules: Sequence[Rule] = (),
+    ) -> None:
         if protocol not in PROTOCOLS:
             raise ValueError(f"unknown protocol {protocol!r}; expected one of {PROTOCOLS}")
         self.protocol = protocol
+        self.rules = tuple(rules)  # requests that break one get its 400 (and take no step of the script)
         self.requests: list[Recorded] = []
+        self.rejected: list[str] = []  # the rules' messages, one per request refused
         self.handling_seconds = 0.0  # time spent answering, from the body read to the reply sent
         self._lock = threading.Lock()
         self._served = 0
+        self._stepped = 0  # requests answered from the script (a request a rule refuses takes no step)
         self._script = list(script)
         self._after = after
         self._httpd = _QuietServer(("127.0.0.1", 0), self._handler_class())
@@ -224,7 +305,9 @@ class FakeModelServer:
         with self._lock:
             self._script = list(script)
             self._after = after
+            self._stepped = 0
             self.requests = []
+            self.rejected = []
             self.handling_seconds = 0.0
 
     def __enter__(self) -> FakeModelServer:
@@ -239,7 +322,8 @@ class FakeModelServer:
     def _next(self, recorded: Recorded) -> tuple[int, Step]:
         """Record a request; return its serial number over the server's life (ids stay unique) and step."""
         with self._lock:
-            number = len(self.requests)
+            number = self._stepped
+            self._stepped += 1
             self.requests.append(recorded)
             self._served += 1
             step = self._script[number] if number < len(self._script) else self._after
@@ -284,6 +368,13 @@ class FakeModelServer:
                     return
                 body = json.loads(raw or b"{}")
                 headers = {name.lower(): value for name, value in self.headers.items()}
+                broken = next((m for rule in server.rules if (m := rule(body))), None)
+                if broken is not None:
+                    with server._lock:
+                        server.requests.append(Recorded(self.path, headers, body))
+                        server.rejected.append(broken)
+                    self._send(400, _error_body(server.protocol, 400, broken), {})
+                    return
                 serial, step = server._next(Recorded(self.path, headers, body))
                 if isinstance(step, Raw):
                     self._send_bytes(200, step.body, {"Content-Type": step.content_type})

@@ -355,7 +355,7 @@ def test_malformed_tool_arguments_get_an_error_and_the_episode_goes_on(
     error = record.messages[3]
     assert error["role"] == "tool"
     assert error["tool_call_id"] == record.messages[2]["tool_calls"][0]["id"]
-    assert error["content"].startswith("error: arguments")
+    assert error["content"].startswith("error: the arguments are not a JSON object")
     assert tool_results(server.protocol, server.bodies[1]) == [(error["tool_call_id"], error["content"])]
     assert tool_results(server.protocol, server.bodies[2])[0][1] == SEARCH_RESULT
 

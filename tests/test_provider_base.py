@@ -107,10 +107,21 @@ def test_a_response_round_trips_through_its_dict_and_becomes_an_assistant_messag
     assert data == {
         "text": "text",
         "tool_calls": [{"id": "c1", "name": "crm_get", "arguments": '{"id": "C1"}'}],
-        "usage": {"input_tokens": 5, "output_tokens": 6, "cached_tokens": 7},
+        "usage": {
+            "input_tokens": 5,
+            "output_tokens": 6,
+            "cached_tokens": 7,
+            "cache_write_tokens": 0,
+            "reasoning_tokens": 0,
+        },
         "finish_reason": "tool_calls",
+        "reasoning": None,
+        "thinking": [],
     }
     assert ModelResponse.from_dict(json.loads(json.dumps(data))) == response
+    old_entry = {key: data[key] for key in ("text", "tool_calls", "finish_reason")}  # cached before reasoning
+    old_entry["usage"] = {"input_tokens": 5, "output_tokens": 6, "cached_tokens": 7}
+    assert ModelResponse.from_dict(old_entry) == response
     assert response.as_message() == {
         "role": "assistant",
         "content": "text",

@@ -20,6 +20,23 @@ from res_repro.errors import UserInputError
 SCRIPTED_AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (OracleAgent, NopAgent, *EXPLORERS)}
 
 
+def generation_problem(model: Mapping[str, Any]) -> str | None:
+    """What in a model's generation settings its provider refuses ("field: why"), or None."""
+    budget = model.get("thinking_budget")
+    if budget is None:
+        return None
+    if model["provider"] != "anthropic":
+        return (
+            "thinking_budget: Anthropic's setting; an OpenAI-compatible server takes reasoning_effort or "
+            "its own field in extra_body (DeepSeek: thinking: {type: enabled})"
+        )
+    if model.get("temperature") is not None:
+        return "temperature: Anthropic refuses a temperature with extended thinking on; set it to null"
+    if (model.get("max_output_tokens") or 0) <= budget:
+        return f"max_output_tokens: must exceed thinking_budget ({budget}), which it includes"
+    return None
+
+
 def make_llm_agent(
     key: str, model: Mapping[str, Any], loop: Mapping[str, Any], cache_dir: Path | None, seed: int
 ) -> LLMAgent:
@@ -31,6 +48,9 @@ def make_llm_agent(
             f"models.{key}: a simulated model needs the simulator running (it sets models.{key}.address); "
             "runs start it themselves"
         )
+    problem = generation_problem(model)
+    if problem:
+        raise UserInputError(f"models.{key}.{problem}")
     if model.get("reasoning_effort") is not None and model["provider"] == "anthropic":
         raise UserInputError(
             f"models.{key}.reasoning_effort: an OpenAI-style setting that the Anthropic API does not take; "

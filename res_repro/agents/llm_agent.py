@@ -2,14 +2,14 @@
 
 A turn is one model response, possibly with several tool calls, each answered in order. The episode
 ends when the model calls ``submit_answer`` (or answers without calling a tool), at the turn limit, at
-the wall-clock limit, when the context overflows, or when the provider keeps failing (an
+the wall-clock limit, when the context overflows, when a reply is cut at the output token limit
+(``truncated``: its calls may be partial, so none is made), or when the provider keeps failing (an
 infrastructure failure, retried by the runner and never scored). Every response is cached by its full
 request, so an interrupted run resumes without paying twice and a replay is exact.
 """
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from dataclasses import dataclass, field
@@ -45,7 +45,11 @@ SUBMIT = ToolSpec(
     },
 )
 
-GREEDY = Generation(temperature=0.0)  # an agent's settings when its model's config gives none
+GREEDY = Generation(temperature=0.0)
+TRUNCATED_REPLY = (
+    "the reply was cut at the output token limit (max_output_tokens); the episode ends there, graded on "
+    "the environment as the agent left it"
+)  # an agent's settings when its model's config gives none
 
 SYSTEM_PROMPT = (
     "You are an autonomous agent completing a task in an environment that you can only reach through "
@@ -133,10 +137,12 @@ class LLMAgent(Agent):
             state.retries += 1
 
         started = time.perf_counter()
-        response = call_with_retries(
-            lambda: self.provider.complete(request), self.retry, rng, on_retry=count_retry
-        )
-        state.model_seconds += time.perf_counter() - started
+        try:
+            response = call_with_retries(
+                lambda: self.provider.complete(request), self.retry, rng, on_retry=count_retry
+            )
+        finally:  # a request that kept failing took model time too
+            state.model_seconds += time.perf_counter() - started
         if self.cache:
             self.cache.put(key, response)
         return response
@@ -153,15 +159,11 @@ class LLMAgent(Agent):
         answer = None
         for call in response.tool_calls:
             state.tool_calls += 1
-            try:
-                arguments = json.loads(call.arguments or "{}")
-            except json.JSONDecodeError as exc:
-                state.messages.append(
-                    self._tool_message(call.id, f"error: arguments are not valid JSON ({exc})")
-                )
-                continue
-            if not isinstance(arguments, dict):
-                state.messages.append(self._tool_message(call.id, "error: arguments must be a JSON object"))
+            arguments = call.parsed()
+            if arguments is None:  # the history keeps {} for it (as_message); the model sees what it wrote
+                written = truncate_middle(call.arguments, 500)
+                error = f"error: the arguments are not a JSON object, so the call was not made: {written}"
+                state.messages.append(self._tool_message(call.id, error))
                 continue
             if call.name == SUBMIT.name:
                 answer = str(arguments.get("answer", ""))
@@ -178,6 +180,8 @@ class LLMAgent(Agent):
             "input_tokens": state.usage.input_tokens,
             "output_tokens": state.usage.output_tokens,
             "cached_tokens": state.usage.cached_tokens,
+            "cache_write_tokens": state.usage.cache_write_tokens,
+            "reasoning_tokens": state.usage.reasoning_tokens,
             "model_seconds": round(state.model_seconds, 4),
             "retries": state.retries,
             "cache_hits": state.cache_hits,
@@ -201,7 +205,9 @@ class LLMAgent(Agent):
                 {"role": "user", "content": task.instruction},
             ]
         )
-        rng = random.Random(f"{self.seed}-{attempt.seed}-{task.task_id}")
+        # Retry waits are jittered per episode (its sample names the task, condition and attempt), so the
+        # original and +RES episodes of a task do not retry in lockstep.
+        rng = random.Random(f"{self.seed}-{attempt.seed}-{task.task_id}-{attempt.sample}")
         keys = ConversationKeys(self.provider.name, self.provider.base_url, attempt.sample)
         deadline = time.monotonic() + self.time_limit_s
         while state.turns < self.max_turns:
@@ -217,6 +223,8 @@ class LLMAgent(Agent):
             state.turns += 1
             state.usage = state.usage + response.usage
             state.messages.append(response.as_message())
+            if response.truncated:  # cut mid-reply: its calls may be partial, so none is made
+                return self._outcome(StopReason.TRUNCATED, state, None, TRUNCATED_REPLY)
             if not response.tool_calls:
                 return self._outcome(StopReason.ANSWERED, state, response.text or "", None)
             answer = self._act(environment, response, state)

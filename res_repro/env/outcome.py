@@ -14,6 +14,7 @@ class StopReason(StrEnum):
     TURN_LIMIT = "turn_limit"
     TIME_LIMIT = "time_limit"
     CONTEXT_LENGTH = "context_length"  # the conversation outgrew the model's context window
+    TRUNCATED = "truncated"  # the model's reply was cut at its output token limit (the episode ends)
     PROVIDER_ERROR = "provider_error"  # infrastructure: the model's service failed after retries
     SANDBOX_ERROR = "sandbox_error"  # infrastructure: the sandbox failed
     # Infrastructure: a service behind the task's tools died or stopped answering during the episode.

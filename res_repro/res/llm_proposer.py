@@ -41,7 +41,6 @@ from res_repro.res.run_evidence import render_trace
 
 AGENTIC, SINGLE = "agentic", "single"
 MODES = (AGENTIC, SINGLE)
-TRUNCATED = ("length", "max_tokens")  # finish reasons of a reply cut at the output limit
 RATIONALE_CHARS = 2_000  # of a rationale a manifest keeps
 TRACE_CHARS = 60_000  # of the reference's run read_reference_trace returns
 SHOWN_REPLY_CHARS = 2_000  # of an over-long reply the conversation keeps
@@ -78,14 +77,6 @@ def _json_object(text: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError("expected a JSON object {'rationale': ..., 'applications': [...]}")
     return data
-
-
-def _arguments(text: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(text or "{}")
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 class LLMProposer(Proposer):
@@ -217,7 +208,7 @@ class LLMProposer(Proposer):
 
     def _unusable(self, response: ModelResponse) -> str | None:
         """Why a reply cannot be read at all (cut at the output limit, or longer than the cap), or None."""
-        if response.finish_reason in TRUNCATED:
+        if response.truncated:
             return "the reply was cut at the output token limit: propose fewer or smaller applications"
         size = len(response.text or "") + sum(len(call.arguments) for call in response.tool_calls)
         if size > self.limits.max_reply_chars:
@@ -231,7 +222,7 @@ class LLMProposer(Proposer):
         with the next revision), with the problems of any invalid one."""
         proposal, problems = None, []
         for call in response.tool_calls:
-            arguments = _arguments(call.arguments)
+            arguments = call.parsed()
             if arguments is None:
                 result = "error: the arguments are not a JSON object"
                 problems.append(result)
@@ -257,16 +248,11 @@ class LLMProposer(Proposer):
         return proposal, problems
 
     def _sent_back(self, response: ModelResponse, problem: str | None) -> dict[str, Any]:
-        """The assistant message as the conversation keeps it: tool calls with arguments that are valid
-        JSON objects (strict servers reject others), an unusable reply cut and without calls."""
-        message = response.as_message()
+        """The assistant message as the conversation keeps it (:meth:`ModelResponse.as_message`), an
+        unusable reply cut and without calls."""
         if problem is not None:
-            text = response.text or ""
-            return {"role": "assistant", "content": text[:SHOWN_REPLY_CHARS] or "(no text)"}
-        for call in message.get("tool_calls", ()):
-            if _arguments(call["function"]["arguments"]) is None:
-                call["function"]["arguments"] = "{}"
-        return message
+            return {"role": "assistant", "content": (response.text or "")[:SHOWN_REPLY_CHARS] or "(no text)"}
+        return response.as_message()
 
     def propose(self, context: ProposalContext, rng: random.Random, cost: ProposerCost) -> Proposal:
         """One revision: start the conversation or send the last verdict back, then ask until a valid

@@ -38,7 +38,9 @@ def _tool_input(arguments: str) -> dict[str, Any]:
 
 
 def _assistant_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
+    """The content blocks of a neutral assistant message: its thinking blocks first, unmodified (the API
+    checks their signatures while tool use continues a turn), then text and tool uses."""
+    blocks: list[dict[str, Any]] = [dict(block) for block in message.get("thinking_blocks") or ()]
     if message.get("content"):
         blocks.append({"type": "text", "text": message["content"]})
     for call in message.get("tool_calls", ()):
@@ -103,6 +105,8 @@ class AnthropicMessagesProvider(Provider):
             extra["temperature"] = request.temperature  # no longer a keyword in SDK 1.x
         if extra:
             options["extra_body"] = extra
+        if request.thinking_budget is not None:
+            options["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
         if request.tools:
             options["tools"] = [
                 {"name": s.name, "description": s.description, "input_schema": dict(s.input_schema)}
@@ -126,6 +130,7 @@ class AnthropicMessagesProvider(Provider):
 def _response(reply: Any) -> ModelResponse:
     """The neutral response of a Messages reply (raises what reading a malformed one raises)."""
     texts = [block.text for block in reply.content if block.type == "text"]
+    thinking = tuple(_thinking_block(block) for block in reply.content if block.type in THINKING_BLOCKS)
     calls = tuple(
         ToolCallRequest(block.id, block.name, json.dumps(block.input))
         for block in reply.content
@@ -135,5 +140,21 @@ def _response(reply: Any) -> ModelResponse:
     written = getattr(reply.usage, "cache_creation_input_tokens", 0) or 0
     # Anthropic counts cache reads and writes apart from input_tokens; OpenAI's prompt_tokens include
     # them. Input tokens here mean every prompt token, as with OpenAI.
-    usage = Usage((reply.usage.input_tokens or 0) + cached + written, reply.usage.output_tokens or 0, cached)
-    return ModelResponse("\n".join(texts) or None, calls, usage, reply.stop_reason)
+    usage = Usage(
+        (reply.usage.input_tokens or 0) + cached + written,
+        reply.usage.output_tokens or 0,
+        cached,
+        cache_write_tokens=written,
+    )
+    reasoning = "\n".join(block.get("thinking", "") for block in thinking if block.get("thinking")) or None
+    return ModelResponse("\n".join(texts) or None, calls, usage, reply.stop_reason, reasoning, thinking)
+
+
+THINKING_BLOCKS = ("thinking", "redacted_thinking")
+
+
+def _thinking_block(block: Any) -> dict[str, Any]:
+    """A thinking block as the API sent it (its text or redacted data, and its signature)."""
+    if block.type == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": block.data}
+    return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}

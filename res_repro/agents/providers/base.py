@@ -45,20 +45,38 @@ class ToolCallRequest:
     name: str
     arguments: str
 
+    def parsed(self) -> dict[str, Any] | None:
+        """The arguments as a JSON object, or None when they are not one."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except json.JSONDecodeError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    @property
+    def sent_arguments(self) -> str:
+        """The arguments as a history sends them back: as written when they are a JSON object, else
+        ``{}``."""
+        return self.arguments if self.parsed() is not None else "{}"
+
 
 @dataclass(frozen=True)
 class Usage:
     """Tokens of one response (or of a whole episode, summed)."""
 
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
+    input_tokens: int = 0  # every prompt token, cached and cache-written ones included
+    output_tokens: int = 0  # every generated token, reasoning included
+    cached_tokens: int = 0  # prompt tokens read from the provider's cache (billed at its cached rate)
+    cache_write_tokens: int = 0  # prompt tokens written to the cache (Anthropic bills them apart)
+    reasoning_tokens: int = 0  # generated tokens of reasoning, where the provider reports them
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             self.cached_tokens + other.cached_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
         )
 
 
@@ -70,6 +88,10 @@ class ModelResponse:
     tool_calls: tuple[ToolCallRequest, ...] = ()
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
+    reasoning: str | None = (
+        None  # the model's reasoning text (DeepSeek's reasoning_content, vLLM's reasoning)
+    )
+    thinking: tuple[dict[str, Any], ...] = ()  # Anthropic thinking blocks, exactly as received (signed)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict (for the response cache); :func:`dataclasses.asdict` would deep-copy
@@ -79,27 +101,49 @@ class ModelResponse:
             "tool_calls": [dict(vars(call)) for call in self.tool_calls],
             "usage": dict(vars(self.usage)),
             "finish_reason": self.finish_reason,
+            "reasoning": self.reasoning,
+            "thinking": list(self.thinking),
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelResponse:
-        """Rebuild a response written by :meth:`to_dict`."""
+        """Rebuild a response written by :meth:`to_dict` (entries cached before reasoning was kept have
+        none)."""
         return cls(
             text=data["text"],
             tool_calls=tuple(ToolCallRequest(**call) for call in data["tool_calls"]),
             usage=Usage(**data["usage"]),
             finish_reason=data["finish_reason"],
+            reasoning=data.get("reasoning"),
+            thinking=tuple(data.get("thinking") or ()),
         )
 
+    @property
+    def truncated(self) -> bool:
+        """Whether generation stopped at the output token limit (OpenAI ``length``, Anthropic
+        ``max_tokens``)."""
+        return self.finish_reason in TRUNCATED_FINISH
+
     def as_message(self) -> dict[str, Any]:
-        """The assistant message in the neutral (OpenAI chat) format."""
+        """The assistant message in the neutral (OpenAI chat) format, with the reasoning the provider
+        requires back: DeepSeek-style ``reasoning_content`` (sent back while tool calls continue a turn)
+        and Anthropic's signed ``thinking_blocks`` (sent back unmodified). A tool call whose arguments
+        are not a JSON object is kept with ``{}`` (strict servers reject a history holding invalid
+        JSON); the raw text goes back to the model in the call's error result instead."""
         message: dict[str, Any] = {"role": "assistant", "content": self.text}
+        if self.reasoning:
+            message["reasoning_content"] = self.reasoning
+        if self.thinking:
+            message["thinking_blocks"] = [dict(block) for block in self.thinking]
         if self.tool_calls:
             message["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.sent_arguments}}
                 for c in self.tool_calls
             ]
         return message
+
+
+TRUNCATED_FINISH = ("length", "max_tokens")  # finish reasons of a reply cut at the output token limit
 
 
 @dataclass(frozen=True)
@@ -111,6 +155,7 @@ class Generation:
     max_output_tokens: int | None = None
     reasoning_effort: str | None = None
     extra_body: dict[str, Any] | None = None
+    thinking_budget: int | None = None  # Anthropic extended thinking's budget_tokens (None: off)
 
     @classmethod
     def from_model(cls, model: Mapping[str, Any]) -> Generation:
@@ -120,6 +165,7 @@ class Generation:
             model.get("max_output_tokens"),
             model.get("reasoning_effort"),
             dict(model.get("extra_body") or {}) or None,
+            model.get("thinking_budget"),
         )
 
     def request(
@@ -135,6 +181,7 @@ class Generation:
             seed=seed,
             reasoning_effort=self.reasoning_effort,
             extra_body=self.extra_body,
+            thinking_budget=self.thinking_budget,
         )
 
 
@@ -150,6 +197,7 @@ class ModelRequest:
     seed: int | None = None  # the sample's seed, sent where the API takes one (OpenAI chat completions)
     reasoning_effort: str | None = None  # sent where the API takes one (OpenAI-style reasoning models)
     extra_body: dict[str, Any] | None = None  # extra request fields, sent as they are (a model's config)
+    thinking_budget: int | None = None  # Anthropic extended thinking (budget_tokens)
 
     def options(self) -> dict[str, Any]:
         """The settings beyond the common ones that this request sets (hashed only when set, so that the
@@ -159,6 +207,8 @@ class ModelRequest:
             found["reasoning_effort"] = self.reasoning_effort
         if self.extra_body:
             found["extra_body"] = self.extra_body
+        if self.thinking_budget is not None:
+            found["thinking_budget"] = self.thinking_budget
         return found
 
     def key(self, provider: str, base_url: str | None, sample: str = "") -> str:

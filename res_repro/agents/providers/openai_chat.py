@@ -39,9 +39,27 @@ def _tool(spec: Any) -> dict[str, Any]:
 def _usage(usage: Any) -> Usage:
     if usage is None:
         return Usage()
-    details = getattr(usage, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", 0) or 0
-    return Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, cached)
+    cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", 0) or 0
+    reasoning = getattr(getattr(usage, "completion_tokens_details", None), "reasoning_tokens", 0) or 0
+    return Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, cached, reasoning_tokens=reasoning)
+
+
+def _sendable(message: dict[str, Any]) -> dict[str, Any]:
+    """A neutral message as the chat API takes it: Anthropic's thinking blocks (never made by this
+    protocol, but a history may be replayed across providers) are left out."""
+    if "thinking_blocks" not in message:
+        return message
+    return {key: value for key, value in message.items() if key != "thinking_blocks"}
+
+
+def _reasoning(message: Any) -> str | None:
+    """The reasoning text a server returns beside the content: DeepSeek's and older vLLM's
+    ``reasoning_content``, newer vLLM's ``reasoning`` (fields the OpenAI SDK keeps as extras)."""
+    for name in ("reasoning_content", "reasoning"):
+        value = getattr(message, name, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 class OpenAIChatProvider(Provider):
@@ -73,9 +91,10 @@ class OpenAIChatProvider(Provider):
             options["reasoning_effort"] = request.reasoning_effort
         if request.extra_body:
             options["extra_body"] = dict(request.extra_body)
+        messages = [_sendable(message) for message in request.messages]
         try:
             completion = self._client.chat.completions.create(
-                model=request.model, messages=list(request.messages), **options
+                model=request.model, messages=messages, **options
             )
         except openai.APIStatusError as exc:
             headers = exc.response.headers if exc.response is not None else None
@@ -100,4 +119,10 @@ def _response(completion: Any) -> ModelResponse:
         for call in choice.message.tool_calls or ()
         if getattr(call, "function", None) is not None
     )
-    return ModelResponse(choice.message.content, calls, _usage(completion.usage), choice.finish_reason)
+    return ModelResponse(
+        choice.message.content,
+        calls,
+        _usage(completion.usage),
+        choice.finish_reason,
+        reasoning=_reasoning(choice.message),
+    )
