@@ -150,3 +150,28 @@ def test_a_seed_with_no_valid_child_is_counted_and_named_with_its_reason() -> No
         "1 of 3 seed task(s) are unscaled: they grew no valid child (within the revision budget, or the "
         f'proposer failed), so their "+RES" environment is the original: claw-finance-reconcile-00 ({why}).'
     )
+
+
+def test_a_task_left_out_for_an_infrastructure_failure_is_named_and_the_run_fails() -> None:
+    import pytest
+
+    from res_repro.errors import RunFailedError
+    from res_repro.pipelines.reporting import raise_for_failed_agents
+    from res_repro.pipelines.table1 import left_out_notes, paired_records
+
+    flat = [
+        episode_record("m", task_id="t1"),
+        episode_record("m", task_id="t2"),
+        episode_record("m", environment=RES, task_id="t1"),
+        episode_record("m", "provider_error", RES, task_id="t2", error="HTTP 400: invalid history"),
+    ]
+    assert [len(v) for v in paired_records(flat, ["m"], 2).values()] == [1, 1]  # t2 is out of both
+    assert left_out_notes(flat, ["m"], 2) == [
+        "m: 1 of 2 task(s) left out of both conditions for infrastructure failures (original: 0, +RES: 1; "
+        "the run exits non-zero and a rerun retries them): t2."
+    ]
+    with pytest.raises(
+        RunFailedError, match=r"m: 1 of 4 episodes ended in infrastructure errors \(provider_error"
+    ):
+        raise_for_failed_agents(flat)
+    assert left_out_notes([*flat[:3], episode_record("m", environment=RES, task_id="t2")], ["m"], 2) == []

@@ -9,7 +9,7 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from res_repro.res.scaling import PROPOSER_FAILED, LineageResult
+from res_repro.res.scaling import INCOMPLETE, PROPOSER_FAILED, LineageResult
 
 
 def child_costs(lineages: Sequence[LineageResult]) -> list[dict[str, Any]]:
@@ -51,11 +51,11 @@ def childless_seeds(lineages: Sequence[LineageResult]) -> list[tuple[str, str]]:
 
 def incomplete_lineages(lineages: Sequence[LineageResult]) -> list[tuple[str, int, str]]:
     """(seed task id, depth reached, why) of each lineage that stopped past depth 0 because the proposer
-    failed (an infrastructure failure: the next run goes on from there)."""
+    or the scaling target could not be run (infrastructure failures: the next run goes on from there)."""
     return [
         (lineage.seed_task_id, lineage.last.manifest.depth, lineage.why)
         for lineage in lineages
-        if lineage.stop_reason == PROPOSER_FAILED and len(lineage.nodes) > 1
+        if lineage.stop_reason in INCOMPLETE and len(lineage.nodes) > 1
     ]
 
 
@@ -65,7 +65,11 @@ def incomplete_note(lineages: Sequence[LineageResult]) -> str | None:
     if not found:
         return None
     named = "; ".join(f"{seed} (stopped at depth {depth}: {why})" for seed, depth, why in found)
-    return f"{len(found)} lineage(s) are incomplete because the proposer failed; a rerun goes on: {named}."
+    return (
+        f"{len(found)} lineage(s) are incomplete: the proposer or the scaling target could not be run (an "
+        "infrastructure failure, not a verdict); their +RES environment is the last accepted one and a "
+        f"rerun goes on: {named}."
+    )
 
 
 def proposer_totals(lineages: Sequence[LineageResult]) -> dict[str, float]:

@@ -11,7 +11,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from res_repro.config import multirun_dir
 from res_repro.errors import RunFailedError
-from res_repro.evaluation.episode import EpisodeRecord, infrastructure_failures
+from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.pipelines.protocol import protocol_tags
 from res_repro.reporting.tables import Table
 from res_repro.storage import write_jsonl
@@ -140,17 +140,25 @@ def _first_line(text: str | None, limit: int = 160) -> str:
 
 
 def raise_for_failed_agents(records: Sequence[EpisodeRecord]) -> None:
-    """After a run has published its results: end it with one line and a non-zero exit when an agent's
-    every episode ended in an infrastructure error, naming it and its first error (its rows say so)."""
-    failed = infrastructure_failures(records)
-    if not failed:
-        return
+    """After a run has published its results: end it with one line and a non-zero exit when any episode
+    ended in an infrastructure error (after the runner's retries), naming each agent with its count and
+    first error; an agent whose every episode failed is said to be so (its rows say so too). The tables
+    name the tasks such failures left out; a rerun retries exactly those episodes."""
+    counts: dict[str, list[int]] = {}
     first: dict[str, str] = {}
     for record in records:
-        first.setdefault(record.agent, f"{record.stop_reason}: {_first_line(record.error)}")
+        count = counts.setdefault(record.agent, [0, 0])
+        count[1] += 1
+        if record.infrastructure_failure:
+            count[0] += 1
+            first.setdefault(record.agent, f"{record.stop_reason}: {_first_line(record.error)}")
+    failed = {agent: count for agent, count in counts.items() if count[0]}
+    if not failed:
+        return
     raise RunFailedError(
         "; ".join(
-            f"{agent}: all {n} episodes ended in infrastructure errors ({first[agent]})"
-            for agent, n in failed.items()
+            f"{agent}: {'all ' if bad == total else ''}{bad}{'' if bad == total else f' of {total}'} "
+            f"episodes ended in infrastructure errors ({first[agent]})"
+            for agent, (bad, total) in failed.items()
         )
     )

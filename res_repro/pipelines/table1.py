@@ -245,6 +245,31 @@ def paired_records(
     return records
 
 
+def left_out_notes(flat: Sequence[EpisodeRecord], agent_keys: Sequence[str], n_tasks: int) -> list[str]:
+    """One note per agent naming the tasks :func:`paired_records` left out of both conditions (an
+    infrastructure failure in either), with how many failed in each condition; none when nothing was."""
+    notes = []
+    for index, key in enumerate(agent_keys):
+        start = 2 * n_tasks * index
+        originals, scaled = flat[start : start + n_tasks], flat[start + n_tasks : start + 2 * n_tasks]
+        dropped = [
+            (original, res)
+            for original, res in zip(originals, scaled, strict=True)
+            if original.infrastructure_failure or res.infrastructure_failure
+        ]
+        if not dropped:
+            continue
+        in_original = sum(original.infrastructure_failure for original, _ in dropped)
+        in_res = sum(res.infrastructure_failure for _, res in dropped)
+        named = ", ".join(original.task_id for original, _ in dropped)
+        notes.append(
+            f"{key}: {len(dropped)} of {n_tasks} task(s) left out of both conditions for infrastructure "
+            f"failures (original: {in_original}, +RES: {in_res}; the run exits non-zero and a rerun retries "
+            f"them): {named}."
+        )
+    return notes
+
+
 def table1_requests(
     agent_keys: Sequence[str], conditions: Mapping[str, Sequence[Task]]
 ) -> list[EpisodeRequest]:
@@ -291,6 +316,7 @@ def run_table1(cfg: DictConfig) -> Table:
         childless=childless_seeds(lineages),
         seeds=len(lineages),
     )
+    table.notes += left_out_notes(flat, list(agents), len(tasks))
     table.notes += [note for note in (incomplete_note(lineages), scaling_note(cfg)) if note]
     metrics.update(report_usage(cfg, flat))
     if cfg.scaling.proposer.kind == "llm":

@@ -47,6 +47,15 @@ HINTS = {
 }
 NOTHING_APPLIES = "no operator of the library applies to this environment (it offers nothing they change)"
 PROPOSER_FAILED = "proposer_failed"  # a stop reason: the proposer's provider failed (infrastructure)
+TARGET_UNAVAILABLE = "target_unavailable"  # a stop reason: the target's attempts failed for infrastructure
+INCOMPLETE = (PROPOSER_FAILED, TARGET_UNAVAILABLE)  # stop reasons of lineages the next run goes on with
+
+
+class TargetUnavailable(RuntimeError):
+    """The scaling target's attempts at a node ended in infrastructure failures (a provider outage, a
+    sandbox failure) and none fulfilled the task: no verdict, nothing stored; the next run asks again."""
+
+
 STOP_RULES = {
     "fulfilment": "fulfilled",  # the paper's: complete task fulfilment (each format's grade defines it)
     "pass": "passed",  # the benchmark's pass rule (e.g. a Claw-style native score >= its threshold)
@@ -84,11 +93,11 @@ class AdmissionGate:
 @dataclass
 class LineageResult:
     """The accepted nodes of one seed task, root first, and why scaling stopped: ``stop_reason`` is
-    ``target_failed``, ``no_valid_child``, ``proposer_failed`` or ``depth_cap``; for ``no_valid_child``,
-    ``why`` says what the last rejected candidate failed (see :func:`no_child_reason`), for
-    ``proposer_failed`` how the proposer's provider failed (an infrastructure failure: the lineage is
-    incomplete and the next run tries again). ``unaccepted`` is what proposing cost at the depth where no
-    child was accepted (empty otherwise)."""
+    ``target_failed``, ``no_valid_child``, ``proposer_failed``, ``target_unavailable`` or ``depth_cap``;
+    for ``no_valid_child``, ``why`` says what the last rejected candidate failed (see
+    :func:`no_child_reason`), for ``proposer_failed`` and ``target_unavailable`` how the proposer's or the
+    target's runs failed (infrastructure failures: the lineage is incomplete and the next run goes on).
+    ``unaccepted`` is what proposing cost at the depth where no child was accepted (empty otherwise)."""
 
     seed_task_id: str
     nodes: list[Node]
@@ -392,7 +401,7 @@ class Scaler:
         done = [o for o in node.manifest.target if o.get("agent") == fingerprint and "fulfilled" in o]
         if len(done) >= self.settings.target_attempts:
             return done
-        outcomes = []
+        outcomes, unavailable = [], []
         for attempt in range(self.settings.target_attempts):
             record = run_episode(
                 node.task,
@@ -402,6 +411,9 @@ class Scaler:
                 environment=f"res-depth-{node.manifest.depth}",
                 seed=self.settings.seed + attempt,
             )
+            if record.infrastructure_failure:  # says nothing about the target: no verdict is kept
+                unavailable.append(f"attempt {attempt}: {record.stop_reason}: {record.error}")
+                continue
             outcomes.append(
                 {
                     "agent": fingerprint,
@@ -413,6 +425,10 @@ class Scaler:
                     "tool_calls": record.tool_calls,
                     "stop_reason": record.stop_reason,
                 }
+            )
+        if unavailable and not any(o[STOP_RULES[self.settings.stop_on]] for o in outcomes):
+            raise TargetUnavailable(
+                f"the scaling target could not be run at depth {node.manifest.depth} ({unavailable[0]})"
             )
         node.manifest.target = [o for o in node.manifest.target if o.get("agent") != fingerprint] + outcomes
         self.store.update(node)
@@ -443,7 +459,12 @@ class Scaler:
                 spent = self.store.unaccepted(task.task_id, self.growth_key(base, depth)) or {}
                 return LineageResult(task.task_id, nodes, "no_valid_child", why, spent)
             nodes.append(child)
-            if self._target_gives_up(child):
+            try:
+                gives_up = self._target_gives_up(child)
+            except TargetUnavailable as exc:
+                log.warning("%s: %s (the next run tries again)", task.task_id, exc)
+                return LineageResult(task.task_id, nodes, TARGET_UNAVAILABLE, str(exc))
+            if gives_up:
                 return LineageResult(task.task_id, nodes, "target_failed")
             parent = child
         return LineageResult(task.task_id, nodes, "depth_cap")
