@@ -562,3 +562,34 @@ def test_a_malformed_reply_is_a_provider_error(
     assert record.stop_reason == "provider_error", record.error
     assert record.infrastructure_failure and record.grade is None
     assert record.error is not None and "\n" not in record.error
+
+
+def test_a_deterministic_400_is_asked_once_and_retries_are_counted_over_every_run(
+    server: FakeModelServer, make_agent: AgentFactory, tool_task: Task, tmp_path: Path
+) -> None:
+    agent = make_agent()
+    requests = [EpisodeRequest(tool_task, "fake")]
+    server.load([], after=Fault(FaultKind.BAD_REQUEST, message="invalid request: unknown field"))
+    store = EpisodeStore(tmp_path / "store")
+    [refused] = evaluate(
+        requests,
+        agents={"fake": agent},
+        backend="local",
+        store=store,
+        max_infra_retries=2,
+        show_progress=False,
+    )
+    assert (refused.stop_reason, len(server.requests)) == ("provider_error", 1)  # no retry can change a 400
+
+    server.load([], after=SERVER_ERROR)
+    [down] = evaluate(
+        requests,
+        agents={"fake": agent},
+        backend="local",
+        store=store,
+        max_infra_retries=2,
+        show_progress=False,
+    )
+    assert len(server.requests) == 3 * MAX_ATTEMPTS
+    assert (down.accounting["retries"], down.accounting["episode_runs"]) == (3 * (MAX_ATTEMPTS - 1), 3)
+    assert down.accounting["model_seconds"] > 0

@@ -27,7 +27,7 @@ from res_repro.agents.providers import (
 from res_repro.agents.providers.base import ConversationKeys, Generation
 from res_repro.agents.response_cache import ResponseCache
 from res_repro.agents.retry import RetryPolicy, call_with_retries
-from res_repro.env.outcome import AgentOutcome, StopReason
+from res_repro.env.outcome import PERMANENT_ERROR, AgentOutcome, StopReason
 from res_repro.env.task import Task
 from res_repro.env.tools import ToolCall, ToolSpec
 
@@ -219,7 +219,10 @@ class LLMAgent(Agent):
             except ContextLengthError as exc:
                 return self._outcome(StopReason.CONTEXT_LENGTH, state, None, str(exc))
             except ProviderError as exc:
-                return self._outcome(StopReason.PROVIDER_ERROR, state, None, str(exc))
+                outcome = self._outcome(StopReason.PROVIDER_ERROR, state, None, str(exc))
+                if not exc.retryable and exc.status is not None and 400 <= exc.status < 500:
+                    outcome.accounting[PERMANENT_ERROR] = 1.0
+                return outcome
             state.turns += 1
             state.usage = state.usage + response.usage
             state.messages.append(response.as_message())

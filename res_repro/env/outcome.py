@@ -28,6 +28,11 @@ class StopReason(StrEnum):
         return self in {StopReason.PROVIDER_ERROR, StopReason.SANDBOX_ERROR, StopReason.SERVICE_ERROR}
 
 
+PERMANENT_ERROR = "permanent_error"
+"""An outcome's accounting key, 1 when its infrastructure failure cannot change on a retry (a provider's
+400 on the request as sent): the runner does not run the episode again."""
+
+
 @dataclass
 class AgentOutcome:
     """An agent's account of its own attempt: why it stopped, its final answer, and its effort."""

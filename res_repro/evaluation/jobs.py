@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.agents.base import Agent
+from res_repro.env.outcome import PERMANENT_ERROR
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord, LineagePlace, run_episode
 from res_repro.sandbox import Backend
@@ -52,8 +53,15 @@ class EpisodeJob:
     keys: tuple[str, ...] = ()
 
 
+SPENT_ACROSS_RUNS = ("retries", "model_seconds", "input_tokens", "output_tokens", "cached_tokens")
+"""What a rerun of a failed episode spent is added to the record that stands, so its cost is complete."""
+
+
 def run_job(job: EpisodeJob, agent: Agent) -> EpisodeRecord:
-    """Run the job's episode, retrying infrastructure failures up to ``job.max_infra_retries`` times."""
+    """Run the job's episode, retrying infrastructure failures up to ``job.max_infra_retries`` times;
+    a provider error that no retry can change (a 4xx other than 408, 409 and 429) is not retried. The
+    record that stands carries what every run spent (``SPENT_ACROSS_RUNS``) and how many runs it took."""
+    runs: list[EpisodeRecord] = []
     for _ in range(job.max_infra_retries + 1):
         record = run_episode(
             job.request.task,
@@ -63,8 +71,12 @@ def run_job(job: EpisodeJob, agent: Agent) -> EpisodeRecord:
             environment=job.request.environment,
             seed=job.seed,
         )
-        if not record.infrastructure_failure:
+        runs.append(record)
+        if not record.infrastructure_failure or record.accounting.get(PERMANENT_ERROR):
             break
+    if len(runs) > 1:
+        totals = {key: sum(run.accounting.get(key, 0) for run in runs) for key in SPENT_ACROSS_RUNS}
+        record.accounting = {**record.accounting, **totals, "episode_runs": len(runs)}
     return record
 
 
