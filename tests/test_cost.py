@@ -117,3 +117,19 @@ def test_a_real_run_reports_and_logs_its_cost_per_model(tmp_path, capsys):
     [run] = client.search_runs([client.get_experiment_by_name(cfg.tracking.experiment).experiment_id])
     assert run.data.metrics["cost.fake.input_tokens"] == 400
     assert run.data.metrics["cost.fake.usd"] == pytest.approx(400 * 1.25e-6 + 80 * 10e-6)
+
+
+def test_cached_and_cache_written_tokens_are_priced_at_their_own_rates():
+    from res_repro.evaluation.cost import TokenUsage, price
+
+    model = {
+        "input_price_per_mtok": 5.0,
+        "output_price_per_mtok": 25.0,
+        "cached_input_price_per_mtok": 0.5,
+        "cache_write_price_per_mtok": 6.25,
+    }
+    usage = TokenUsage(1, 4, input_tokens=4000, output_tokens=200, cached_tokens=3000, cache_write_tokens=500)
+    # 500 uncached at 5, 3000 cached at 0.5, 500 written at 6.25, 200 out at 25 (per million)
+    assert price(usage, model) == pytest.approx((500 * 5 + 3000 * 0.5 + 500 * 6.25 + 200 * 25) / 1e6)
+    flat = {"input_price_per_mtok": 5.0, "output_price_per_mtok": 25.0}  # no cache rates: input price
+    assert price(usage, flat) == pytest.approx((4000 * 5 + 200 * 25) / 1e6)

@@ -1,7 +1,11 @@
 """What model requests cost: tokens per model from episode records, and their price in US dollars.
 
-Prices come from each model's config (``input_price_per_mtok`` and ``output_price_per_mtok``, dollars per
-million tokens); a model without prices (served locally) has tokens but no cost.
+Prices come from each model's config, in dollars per million tokens, as the providers structure them:
+``input_price_per_mtok`` for prompt tokens, ``cached_input_price_per_mtok`` for those read from the
+provider's prompt cache and ``cache_write_price_per_mtok`` for those written to it (each defaults to the
+input price), and ``output_price_per_mtok`` for generated tokens, reasoning included (providers bill
+reasoning as output). ``prices_from`` says where the prices were read and when. A model without prices
+(served locally) has tokens but no cost.
 """
 
 from __future__ import annotations
@@ -21,23 +25,34 @@ class TokenUsage:
 
     episodes: int = 0
     requests: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
+    input_tokens: int = 0  # every prompt token, cached and cache-written ones included
+    output_tokens: int = 0  # every generated token, reasoning included
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
 
     def add(self, other: TokenUsage) -> None:
         """Add ``other``'s counts to these."""
-        self.episodes += other.episodes
-        self.requests += other.requests
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
+        for name in vars(self):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
 def price(usage: TokenUsage, model: Mapping[str, Any]) -> float | None:
-    """The dollars ``usage`` costs at ``model``'s prices, or None when the model has none."""
+    """The dollars ``usage`` costs at ``model``'s prices (see the module's description), or None when the
+    model has none."""
     per_input, per_output = model.get("input_price_per_mtok"), model.get("output_price_per_mtok")
     if per_input is None or per_output is None:
         return None
-    return (usage.input_tokens * per_input + usage.output_tokens * per_output) / MILLION
+    per_cached = model.get("cached_input_price_per_mtok")
+    per_written = model.get("cache_write_price_per_mtok")
+    uncached = usage.input_tokens - usage.cached_tokens - usage.cache_write_tokens
+    dollars = (
+        uncached * per_input
+        + usage.cached_tokens * (per_input if per_cached is None else per_cached)
+        + usage.cache_write_tokens * (per_input if per_written is None else per_written)
+        + usage.output_tokens * per_output
+    )
+    return dollars / MILLION
 
 
 def usage_by_model(records: Iterable[EpisodeRecord], models: Mapping[str, Any]) -> dict[str, TokenUsage]:
@@ -53,6 +68,9 @@ def usage_by_model(records: Iterable[EpisodeRecord], models: Mapping[str, Any]) 
             record.turns,
             int(accounting.get("input_tokens", 0)),
             int(accounting.get("output_tokens", 0)),
+            int(accounting.get("cached_tokens", 0)),
+            int(accounting.get("cache_write_tokens", 0)),
+            int(accounting.get("reasoning_tokens", 0)),
         )
         totals.setdefault(record.agent, TokenUsage()).add(usage)
     return totals
@@ -64,9 +82,15 @@ def cost_lines(usage: Mapping[str, TokenUsage], models: Mapping[str, Any]) -> li
     for name, counts in usage.items():
         dollars = price(counts, models[name])
         shown = "no price (local or free)" if dollars is None else f"${dollars:,.2f}"
+        parts = [f"{counts.cached_tokens:,} cached"] if counts.cached_tokens else []
+        parts += [f"{counts.cache_write_tokens:,} written to the cache"] if counts.cache_write_tokens else []
+        detail = f" ({', '.join(parts)})" if parts else ""
+        reasoning = f" ({counts.reasoning_tokens:,} reasoning)" if counts.reasoning_tokens else ""
+        source = models[name].get("prices_from")
         lines.append(
-            f"{name}: {counts.episodes} episodes, {counts.requests} requests, "
-            f"{counts.input_tokens:,} input and {counts.output_tokens:,} output tokens, {shown}"
+            f"{name}: {counts.episodes} episodes, {counts.requests} requests, {counts.input_tokens:,} input"
+            f"{detail} and {counts.output_tokens:,} output tokens{reasoning}, {shown}"
+            + (f" (prices: {source})" if source and dollars is not None else "")
         )
     return lines
 
@@ -79,6 +103,8 @@ def cost_metrics(usage: Mapping[str, TokenUsage], models: Mapping[str, Any]) -> 
         metrics[f"cost.{name}.requests"] = float(counts.requests)
         metrics[f"cost.{name}.input_tokens"] = float(counts.input_tokens)
         metrics[f"cost.{name}.output_tokens"] = float(counts.output_tokens)
+        metrics[f"cost.{name}.cached_tokens"] = float(counts.cached_tokens)
+        metrics[f"cost.{name}.reasoning_tokens"] = float(counts.reasoning_tokens)
         dollars = price(counts, models[name])
         if dollars is not None:
             metrics[f"cost.{name}.usd"] = dollars
