@@ -142,3 +142,14 @@ def test_a_reply_cut_at_the_token_limit_ends_the_episode_as_truncated(tmp_path, 
     assert (record.stop_reason, record.answer, sent) == ("truncated", None, 2)
     assert record.grade is not None and not record.grade.passed  # graded on what it did, never an answer
     assert "output token limit" in record.error
+
+
+def test_the_viewer_shows_an_episodes_reasoning(tmp_path):
+    from res_repro.viewer.bundle import _environment
+
+    with FakeModelServer(OPENAI, _thinking_script(), rules=[deepseek_thinking]) as server:
+        record = _episode(tmp_path, server)
+    page = (
+        _environment().get_template("episode.html").render(root="../", label="run", episode=record.to_dict())
+    )
+    assert page.count('<details class="reasoning">') == 4 and "step 0: I should call crm_search" in page

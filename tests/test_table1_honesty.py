@@ -175,3 +175,11 @@ def test_a_task_left_out_for_an_infrastructure_failure_is_named_and_the_run_fail
     ):
         raise_for_failed_agents(flat)
     assert left_out_notes([*flat[:3], episode_record("m", environment=RES, task_id="t2")], ["m"], 2) == []
+
+
+def test_truncated_episodes_are_counted_in_a_note() -> None:
+    from res_repro.pipelines.table1 import truncation_note
+
+    flat = [episode_record("m", "truncated", RES, passed=False, score=0.2), episode_record("m")]
+    assert truncation_note(flat) is not None and "m +RES: 1" in truncation_note(flat)
+    assert truncation_note(flat[1:]) is None

@@ -21,6 +21,7 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from res_repro.agents import Agent
+from res_repro.env.outcome import StopReason
 from res_repro.env.task import Task
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import MetricSettings
@@ -270,6 +271,22 @@ def left_out_notes(flat: Sequence[EpisodeRecord], agent_keys: Sequence[str], n_t
     return notes
 
 
+def truncation_note(flat: Sequence[EpisodeRecord]) -> str | None:
+    """The note counting episodes whose model reply was cut at its output token limit, per agent and
+    condition (they are scored on what the agent did before), or None when none was."""
+    counts: dict[tuple[str, str], int] = {}
+    for record in flat:
+        if record.stop_reason == StopReason.TRUNCATED:
+            counts[(record.agent, record.environment)] = counts.get((record.agent, record.environment), 0) + 1
+    if not counts:
+        return None
+    named = ", ".join(f"{agent} {environment}: {n}" for (agent, environment), n in sorted(counts.items()))
+    return (
+        "Episodes cut at the model's output token limit (stop reason truncated; scored on the environment "
+        f"as the agent left it, with no answer; a larger max_output_tokens avoids them): {named}."
+    )
+
+
 def table1_requests(
     agent_keys: Sequence[str], conditions: Mapping[str, Sequence[Task]]
 ) -> list[EpisodeRequest]:
@@ -317,6 +334,7 @@ def run_table1(cfg: DictConfig) -> Table:
         seeds=len(lineages),
     )
     table.notes += left_out_notes(flat, list(agents), len(tasks))
+    table.notes += [note for note in (truncation_note(flat),) if note]
     table.notes += [note for note in (incomplete_note(lineages), scaling_note(cfg)) if note]
     metrics.update(report_usage(cfg, flat))
     if cfg.scaling.proposer.kind == "llm":
