@@ -106,6 +106,7 @@ def episodes(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
             turns=3 + attempt,
             tool_calls=2 * depth,
             stop_reason="answered",
+            infrastructure_failure=False,
         )
 
     monkeypatch.setattr(scaling, "run_episode", fake)

@@ -190,3 +190,54 @@ def test_stores_are_views_too_and_anything_else_is_one_line(tmp_path):
         subcommands._view([str(tmp_path / "missing"), "--bundle", str(tmp_path / "out")])
     assert subcommands._view([str(run), "--bundle", str(tmp_path / "out")]) == 0
     assert json.loads((run / "episodes.jsonl").read_text().splitlines()[0])["depth"] == 0
+
+
+def test_every_viewer_cell_equals_its_csv_cell_for_every_committed_table(tmp_path):
+    """Tables name columns alike (each metric's "95% CI" and "paper"): cells are read by position."""
+    from html.parser import HTMLParser
+    from pathlib import Path
+
+    class Cells(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tables: dict[str, list[list[str]]] = {}
+            self._table: list[list[str]] | None = None
+            self._cell: list[str] | None = None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "table" and dict(attrs).get("id", "").startswith("table-"):
+                self._table = self.tables.setdefault(dict(attrs)["id"][len("table-") :], [])
+            elif tag == "tr" and self._table is not None:
+                self._table.append([])
+            elif tag in ("td", "th") and self._table is not None:
+                self._cell = []
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th") and self._cell is not None and self._table is not None:
+                self._table[-1].append("".join(self._cell))
+                self._cell = None
+            elif tag == "table":
+                self._table = None
+
+        def handle_data(self, data):
+            if self._cell is not None:
+                self._cell.append(data)
+
+    results = Path(__file__).resolve().parents[1] / "results"
+    run = tmp_path / "run"
+    run.mkdir()
+    for path in sorted(results.glob("*.csv")):
+        shutil.copy(path, run / path.name)
+    parser = Cells()
+    parser.feed(write_bundle(resolve_source(run), tmp_path / "bundle").read_text())
+    assert len(parser.tables) == len(list(results.glob("*.csv"))) > 10
+    for path in sorted(results.glob("*.csv")):
+        with path.open(encoding="utf-8", newline="") as handle:
+            expected = list(csv.reader(handle))
+        assert parser.tables[path.stem] == expected, path.name
+    duplicated = [
+        p.name
+        for p in results.glob("table1_*.csv")
+        if len(set(next(csv.reader(p.open())))) < len(next(csv.reader(p.open())))
+    ]
+    assert duplicated  # the case that made the by-header reading wrong is among them

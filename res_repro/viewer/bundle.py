@@ -37,11 +37,12 @@ def group_id(agent: str, environment: str) -> str:
     return hashlib.sha256(f"{agent}\0{environment}".encode()).hexdigest()[:12]
 
 
-def _row_group(row: dict[str, str], source: ViewSource, groups: set[tuple[str, str]]) -> str | None:
+def _row_group(table: Table, row: list[str], source: ViewSource, groups: set[tuple[str, str]]) -> str | None:
     """The episode group behind a table row: its agent (a model's display name mapped to its key) and its
     environment column (a marker in parentheses dropped), when the run has such episodes."""
-    agent = source.display_names.get(row.get("agent", ""), row.get("agent", ""))
-    condition = next((row[c] for c in CONDITION_COLUMNS if c in row), None)
+    shown = table.first(row, "agent") or ""
+    agent = source.display_names.get(shown, shown)
+    condition = next((table.first(row, c) for c in CONDITION_COLUMNS if c in table.columns), None)
     if condition is None:
         return None
     key = (agent, condition.split(" (")[0].strip())
@@ -52,10 +53,7 @@ def _table_view(table: Table, source: ViewSource, groups: set[tuple[str, str]]) 
     return {
         "name": table.name,
         "columns": table.columns,
-        "rows": [
-            {"cells": [row.get(c, "") for c in table.columns], "group": _row_group(row, source, groups)}
-            for row in table.rows
-        ],
+        "rows": [{"cells": row, "group": _row_group(table, row, source, groups)} for row in table.rows],
     }
 
 

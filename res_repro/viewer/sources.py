@@ -27,11 +27,20 @@ LINEAGES, EPISODES = "lineages", "episodes"
 
 @dataclass
 class Table:
-    """One CSV table of a run: its name, columns and rows."""
+    """One CSV table of a run: its name, columns and rows, each row its cells in column order (a table may
+    name two columns alike, such as each metric's ``95% CI`` and ``paper``, so cells are read by
+    position, never by header)."""
 
     name: str
     columns: list[str]
-    rows: list[dict[str, str]]
+    rows: list[list[str]]
+
+    def first(self, row: list[str], column: str) -> str | None:
+        """The cell of ``row`` under the first column named ``column`` (None when there is none)."""
+        if column not in self.columns:
+            return None
+        index = self.columns.index(column)
+        return row[index] if index < len(row) else ""
 
 
 @dataclass
@@ -103,8 +112,9 @@ def _tables(run: Path) -> list[Table]:
     tables = []
     for path in sorted(run.glob("*.csv")):
         with path.open(encoding="utf-8", newline="") as handle:
-            reader = csv.DictReader(handle)
-            tables.append(Table(path.stem, list(reader.fieldnames or []), list(reader)))
+            header, *rows = list(csv.reader(handle)) or [[]]
+        width = len(header)
+        tables.append(Table(path.stem, header, [(row + [""] * width)[:width] for row in rows]))
     return tables
 
 
