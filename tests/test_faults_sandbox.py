@@ -156,3 +156,24 @@ def test_gigabytes_of_output_are_cut_and_the_command_killed(make: MakeSandbox) -
     assert flood.output_killed and len(flood.stdout) == LIMITS.output_cap_bytes
     assert (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) < 64 << 10  # KiB: < 64 MiB
     assert shell.run("echo next", T).stdout == "next\n"
+
+
+def test_a_sandbox_that_cannot_start_a_command_is_an_infrastructure_error_never_its_result(
+    monkeypatch,
+) -> None:
+    """bwrap failing before the command (a mask over an entry that vanished) is not the command's exit 1."""
+    from res_repro.sandbox import SandboxError
+    from res_repro.sandbox import local as local_module
+    from res_repro.sandbox.base import SandboxSpec
+
+    sandbox = local_module.LocalSandbox(SandboxSpec())
+    sandbox.start()
+    try:
+        assert sandbox.exec("true", 10).exit_code == 0
+        masks = local_module.host_secret_masks()
+        gone = ["--ro-bind", "/dev/null", "/usr/res-vanished-entry/x"]
+        monkeypatch.setattr(local_module, "host_secret_masks", lambda: [*masks, *gone])
+        with pytest.raises(SandboxError, match="could not start the command"):
+            sandbox.exec("true", 10)
+    finally:
+        sandbox.close()

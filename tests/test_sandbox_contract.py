@@ -393,6 +393,34 @@ def test_cannot_read_root_only_host_files(sandbox: Sandbox, planted_secret: tupl
         assert key.name not in listed or sandbox.exec(f"cat {key} 2>/dev/null", T).stdout == ""
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="writes root-only files in the host's /etc (needs root)")
+def test_an_open_shell_cannot_read_a_root_only_file_made_or_renamed_in_after_it_started(
+    sandbox: Sandbox,
+) -> None:
+    content = f"res-secret-{random.getrandbits(64):x}"
+    created = Path(f"/etc/res-late-{random.getrandbits(64):x}.key")
+    renamed = Path(f"/etc/res-renamed-{random.getrandbits(64):x}")
+    renamed.write_text("public\n")
+    renamed.chmod(0o644)
+    shell = sandbox.shell()
+    assert "public" in shell.run(f"cat {renamed}", T).stdout  # the shell lives from here on
+    staged = renamed.with_name(renamed.name + "+")  # as passwd(1) replaces /etc/shadow
+    try:
+        fd = os.open(created, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(content + "\n")
+        fd = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(content + "\n")
+        os.rename(staged, renamed)
+        seen = shell.run(f"cat {created} {renamed} 2>&1", T).stdout
+        fresh = sandbox.exec(f"cat {created} {renamed} 2>&1", T)
+        assert content not in seen and content not in fresh.stdout + fresh.stderr
+    finally:
+        for path in (created, renamed, staged):
+            path.unlink(missing_ok=True)
+
+
 def test_only_the_workspace_is_writable(sandbox: Sandbox, backend: str) -> None:
     # a container's own layer is writable by design (docs/security.md: it lands in the engine's storage)
     probes = ("/dev/res-probe", "/etc/res-probe", "/usr/res-probe", "/res-probe")

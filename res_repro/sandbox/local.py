@@ -1,11 +1,14 @@
 """The local backend: every command runs under bubblewrap on this machine.
 
 The host system is visible read-only (``/usr``, ``/etc`` and the top-level folders that lead into
-them), except that every host file or folder there which not everyone may read (``/etc/shadow``, the
-Docker daemon's key, SSH host keys...) is masked by an empty one: sandbox root is host root, so without
-the masks it could read them. The sandbox's own folders (``/app``, ``/tests``, ``/solution``,
-``/logs``, ``/tmp``) are private host folders bound read-write. Each command gets fresh namespaces (no
-network unless the spec allows it, its own process tree) and a minimal environment, so the harness's
+them), except that no host file or folder which not everyone may read (``/etc/shadow``, the Docker
+daemon's key, SSH host keys...) can be read: sandbox root is host root, so without this it could. In the
+rarely changing folders (``/usr``...) each is masked by an empty one; ``/etc``, where such files come,
+go and are replaced by renames while a shell lives, is shown as a private copy of what everyone may read
+there (:class:`PublicCopies`), so it holds no secret to unmask. The sandbox's own folders (``/app``,
+``/tests``, ``/solution``, ``/logs``, ``/tmp``) are private host folders bound read-write. Each command
+gets fresh namespaces (no network unless the spec allows it, its own process tree) and a minimal
+environment, so the harness's
 variables never reach it. Memory (address space), file size and core dumps are limited with rlimits;
 the CPU share in the spec is not enforced by this backend, only by the Docker backend.
 
@@ -62,12 +65,12 @@ from res_repro.sandbox.base import (
 from res_repro.sandbox.cgroups import PidsCgroup, pids_cgroup
 from res_repro.sandbox.owner import OWNER_VAR, current_owner, owned_tempdir
 from res_repro.sandbox.tree_copy import copy_tree
-from res_repro.sandbox.watch import FolderWatch
+from res_repro.sandbox.watch import CONTENT_EVENTS, FolderWatch
 from res_repro.scopes import ProcessWide
 
 BASE_ENV = {"PATH": SANDBOX_PATH, "HOME": APP_DIR, "LANG": "C.UTF-8", "TERM": "dumb"}
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin")
-CHANGING_SYSTEM_DIRS = ("/etc",)  # scanned for unreadable entries at every sandbox start, the rest once
+CHANGING_SYSTEM_DIRS = ("/etc",)  # shown as copies of what everyone may read (PublicCopies), the rest masked
 SHM_DIR = ".dev_shm"  # in the workspace root: shown as /dev/shm, so shared memory counts against the cap
 # Docker's default capability set: root inside keeps what it has in a container, nothing more.
 CONTAINER_CAPABILITIES = (
@@ -188,6 +191,8 @@ def system_mount_args() -> list[str]:
     """bwrap arguments that show the host system read-only (top-level symlinks stay symlinks)."""
     args: list[str] = []
     for folder in SYSTEM_DIRS:
+        if folder in CHANGING_SYSTEM_DIRS:  # shown as public copies (host_secret_masks)
+            continue
         if os.path.islink(folder):
             args += ["--symlink", os.readlink(folder), folder]
         elif os.path.isdir(folder):
@@ -234,46 +239,96 @@ def _stable_unreadable_entries() -> tuple[str, ...]:
     return tuple(path for top in tops for path in unreadable_entries(top))
 
 
-class _ChangingEntries:
-    """:func:`unreadable_entries` of :data:`CHANGING_SYSTEM_DIRS`, scanned again only once a folder in
-    them has changed (an entry created, removed, renamed or re-permissioned; see :class:`FolderWatch`)."""
+def copy_public(source: str, dest: Path, watch: FolderWatch) -> None:
+    """Copy what everyone may read below the host folder ``source`` into ``dest``: folders with world
+    read and search, regular files with world read, links as links; a folder or file not everyone may
+    read becomes an empty one (as a mask over it would show it), anything else is left out. Each folder
+    walked is added to ``watch`` before it is listed; an entry that vanishes meanwhile is left out."""
+    watch.add(source)
+    try:
+        with os.scandir(source) as listing:
+            entries = list(listing)
+    except OSError:
+        return
+    for entry in entries:
+        target = dest / entry.name
+        try:
+            mode = entry.stat(follow_symlinks=False).st_mode
+            if stat.S_ISLNK(mode):
+                os.symlink(os.readlink(entry.path), target)
+            elif stat.S_ISDIR(mode):
+                target.mkdir()
+                if mode & 0o005 == 0o005:
+                    copy_public(entry.path, target, watch)
+                os.chmod(target, stat.S_IMODE(mode))
+            elif stat.S_ISREG(mode) and mode & 0o004:
+                shutil.copy2(entry.path, target, follow_symlinks=False)
+            elif stat.S_ISREG(mode):
+                target.touch(mode=stat.S_IMODE(mode))
+        except OSError:
+            continue
+
+
+class PublicCopies:
+    """Private copies of :data:`CHANGING_SYSTEM_DIRS` holding only what everyone may read, shown in their
+    place: a host entry not everyone may read is not in them at all, so no mask can go stale while a shell
+    lives (``passwd`` replacing ``/etc/shadow`` by a rename, a key written after the shell started). A
+    copy is made anew once inotify says a folder in it changed; a copy a running sandbox shows stays as
+    it was until the process ends."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._watch: FolderWatch | None = None
-        self._entries: tuple[str, ...] = ()
+        self._folder: Path | None = None
+        self._made: list[Path] = []
 
-    def current(self) -> tuple[str, ...]:
-        """The entries as the folders are now."""
+    def current(self) -> Path:
+        """The folder holding the current copies (one subfolder per system folder)."""
         with self._lock:
-            if self._watch is None or self._watch.changed():
+            if self._folder is None or self._watch is None or self._watch.changed():
                 if self._watch is not None:
                     self._watch.close()
-                self._watch = FolderWatch()
-                tops = [top for top in CHANGING_SYSTEM_DIRS if os.path.isdir(top)]
-                self._entries = tuple(p for top in tops for p in unreadable_entries(top, self._watch))
-            return self._entries
+                self._watch = FolderWatch(CONTENT_EVENTS)
+                folder = owned_tempdir("system")
+                os.chmod(folder, 0o755)
+                for top in CHANGING_SYSTEM_DIRS:
+                    copy = folder / top.strip("/")
+                    copy.mkdir()
+                    copy_public(top, copy, self._watch)
+                self._folder = folder
+                self._made.append(folder)
+            return self._folder
+
+    def remove(self) -> None:
+        """Remove every copy made (at exit: no sandbox of this process shows them any more)."""
+        with self._lock:
+            for folder in self._made:
+                shutil.rmtree(folder, ignore_errors=True)
+            self._made.clear()
+            self._folder = None
 
 
-_CHANGING = _ChangingEntries()
+_PUBLIC = PublicCopies()
+atexit.register(_PUBLIC.remove)
 
 
 def host_secret_masks() -> list[str]:
-    """bwrap arguments that hide every host system entry not everyone may read behind an empty,
-    read-only one (``/dev/null`` for a file, a read-only tmpfs for a folder).
-
-    Built for every command, so that a key written after the harness started is masked too: ``/etc`` is
-    scanned again whenever inotify says it changed; an entry removed since the scan is left out, as
-    bwrap cannot mount on it.
+    """bwrap arguments that keep the host's secrets out: every entry of the rarely changing system
+    folders not everyone may read behind an empty, read-only one (``/dev/null`` for a file, a read-only
+    tmpfs for a folder), and :data:`CHANGING_SYSTEM_DIRS` replaced by their public copies
+    (:class:`PublicCopies`). Built for every command; the arguments change when a copy is made anew.
     """
     args: list[str] = []
-    for path in [*_stable_unreadable_entries(), *_CHANGING.current()]:
+    for path in _stable_unreadable_entries():
         if not os.path.lexists(path):
             continue
         if os.path.isdir(path):
             args += ["--tmpfs", path, "--remount-ro", path]
         else:
             args += ["--ro-bind", "/dev/null", path]
+    copies = _PUBLIC.current()
+    for top in CHANGING_SYSTEM_DIRS:
+        args += ["--ro-bind", str(copies / top.strip("/")), top]
     return args
 
 
@@ -400,6 +455,18 @@ def _reclaim(finish: Callable[[], None]) -> None:
         pool.submit(deferred(finish))
     except RuntimeError:  # the interpreter is shutting down
         finish()
+
+
+def _command_started(status_read: int) -> bool:
+    """Whether bwrap took the byte off the status pipe, which it does once the sandbox is set up (see
+    :meth:`LocalSandbox.command_line`); the pipe is closed."""
+    try:
+        os.set_blocking(status_read, False)
+        return os.read(status_read, 1) == b""
+    except BlockingIOError:  # the byte is gone: bwrap read it
+        return True
+    finally:
+        os.close(status_read)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -650,8 +717,12 @@ class LocalSandbox(Sandbox):
 
     # -- processes -------------------------------------------------------------------------------------
 
-    def command_line(self, argv: list[str], *, cwd: str, env: dict[str, str] | None) -> list[str]:
-        """The host command that runs ``argv`` inside the sandbox, limits and namespaces included."""
+    def command_line(
+        self, argv: list[str], *, cwd: str, env: dict[str, str] | None, status_fd: int | None = None
+    ) -> list[str]:
+        """The host command that runs ``argv`` inside the sandbox, limits and namespaces included; with
+        ``status_fd`` (a pipe's read end holding one byte), bwrap reads that byte once the sandbox is set
+        up, just before ``argv`` starts, so a failure of the set-up can be told from the command's."""
         prlimit = host_tool("prlimit", "util-linux")
         limits = [
             prlimit,
@@ -669,7 +740,8 @@ class LocalSandbox(Sandbox):
             binds += ["--symlink", sandbox_path(target), link]
         masks = host_secret_masks()
         isolation = isolation_args(allow_network=self.spec.allow_network, binds=binds, masks=masks)
-        bwrap = [_checked_bwrap(), *isolation, "--chdir", cwd, "--clearenv"]
+        block = ["--block-fd", str(status_fd)] if status_fd is not None else []
+        bwrap = [_checked_bwrap(), *block, *isolation, "--chdir", cwd, "--clearenv"]
         for name, value in {**BASE_ENV, **self.spec.env, **(env or {})}.items():
             bwrap += ["--setenv", name, value]
         if self._cgroup is not None:
@@ -680,16 +752,25 @@ class LocalSandbox(Sandbox):
         return [*limits, *bwrap, "--", *nproc, *argv]
 
     def spawn(
-        self, argv: list[str], *, cwd: str, env: dict[str, str] | None, merge_stderr: bool, stdin: int
+        self,
+        argv: list[str],
+        *,
+        cwd: str,
+        env: dict[str, str] | None,
+        merge_stderr: bool,
+        stdin: int,
+        status_fd: int | None = None,
     ) -> subprocess.Popen[bytes]:
-        """Start ``argv`` in the sandbox as the leader of a new process group, tracked until reaped."""
+        """Start ``argv`` in the sandbox as the leader of a new process group, tracked until reaped
+        (``status_fd``: see :meth:`command_line`)."""
         proc = subprocess.Popen(
-            self.command_line(argv, cwd=cwd, env=env),
+            self.command_line(argv, cwd=cwd, env=env, status_fd=status_fd),
             stdin=stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
             env={**BASE_ENV, OWNER_VAR: current_owner().label()},
             start_new_session=True,
+            pass_fds=() if status_fd is None else (status_fd,),
         )
         with self._lock:
             self._running.add(proc)
@@ -716,9 +797,24 @@ class LocalSandbox(Sandbox):
         first command of a warm sandbox runs in the bwrap its launcher started beforehand."""
         argv = ["bash", "-c", command] if isinstance(command, str) else list(command)
         started = time.perf_counter()
-        proc = self._launched(argv, cwd=cwd, env=env) or self.spawn(
-            argv, cwd=cwd, env=env, merge_stderr=False, stdin=subprocess.DEVNULL
-        )
+        status_read: int | None = None
+        proc = self._launched(argv, cwd=cwd, env=env)
+        if proc is None:
+            status_read, status_write = os.pipe()
+            os.write(status_write, b"1")
+            os.close(status_write)
+            try:
+                proc = self.spawn(
+                    argv,
+                    cwd=cwd,
+                    env=env,
+                    merge_stderr=False,
+                    stdin=subprocess.DEVNULL,
+                    status_fd=status_read,
+                )
+            except BaseException:
+                os.close(status_read)
+                raise
         assert proc.stdout is not None and proc.stderr is not None
         cap = self.spec.output_cap(output_cap)
         out, err = CappedBuffer(cap), CappedBuffer(cap)
@@ -727,6 +823,9 @@ class LocalSandbox(Sandbox):
             timed_out, flooded = _pump(proc, sinks, started + timeout, self.spec.limits.output_kill_bytes)
         finally:
             code = self.reap(proc)
+            started_command = _command_started(status_read) if status_read is not None else True
+        if not started_command and not timed_out:  # bwrap failed before the command: not its result
+            raise SandboxError(f"the sandbox could not start the command: {err.text().strip()[:300]}")
         return ExecResult(
             exit_code=KILLED_EXIT_CODE if timed_out or flooded else code,
             stdout=out.text(),

@@ -20,6 +20,8 @@ IN_ATTRIB, IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x4, 0x40, 0x80, 0
 IN_DELETE_SELF, IN_MOVE_SELF, IN_ONLYDIR = 0x400, 0x800, 0x01000000
 ENTRY_EVENTS = IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
 WATCHED_EVENTS = ENTRY_EVENTS | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
+IN_CLOSE_WRITE = 0x8
+CONTENT_EVENTS = WATCHED_EVENTS | IN_CLOSE_WRITE  # entries, and files written in place
 
 
 @functools.cache
@@ -31,8 +33,9 @@ def _libc() -> ctypes.CDLL:
 class FolderWatch:
     """A set of watched folders; :meth:`changed` says whether any of them changed since it was armed."""
 
-    def __init__(self) -> None:
+    def __init__(self, events: int = WATCHED_EVENTS) -> None:
         self._pid = os.getpid()
+        self._events = events
         fd = _libc().inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
         self._fd: int | None = fd if fd >= 0 else None
         self._broken = self._fd is None
@@ -41,7 +44,7 @@ class FolderWatch:
         """Watch ``folder`` (not what lies below it); a folder that cannot be watched breaks the watch."""
         if self._fd is None:
             return
-        if _libc().inotify_add_watch(self._fd, os.fsencode(folder), WATCHED_EVENTS) < 0:
+        if _libc().inotify_add_watch(self._fd, os.fsencode(folder), self._events) < 0:
             # a folder gone since it was listed is a change the next look reports anyway
             self._broken = True
 
