@@ -79,3 +79,30 @@ def test_a_run_with_a_key_in_its_config_and_environment_writes_it_nowhere(tmp_pa
     assert holding_the_secret(written) == []
     for copy in (p for p in written if p.parent.name == ".hydra"):
         assert not world_readable(copy)
+
+
+def test_an_instruction_linked_to_the_process_environment_is_refused_and_the_key_lands_nowhere(tmp_path):
+    import sys
+
+    from task_factory import make_task
+
+    suite = tmp_path / "suite"
+    task = make_task(suite, "leaky")
+    (task / "instruction.md").unlink()
+    (task / "instruction.md").symlink_to("/proc/self/environ")
+    (task / "tests" / "notes.txt").symlink_to("/etc/hostname")
+    env = {**os.environ, "OPENAI_API_KEY": SECRET}
+    for command in (["validate", str(suite)], ["check", str(suite), "--cache-dir", str(tmp_path / "cache")]):
+        run = subprocess.run(
+            [sys.executable, "-m", "res_repro", *command],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+        )
+        assert run.returncode == 1 and "Traceback" not in run.stderr
+        assert "instruction.md" in run.stdout and "a link out of the task" in run.stdout
+        assert SECRET not in run.stdout + run.stderr
+    written = [p for p in files_below(tmp_path) if not p.is_symlink()]
+    assert holding_the_secret(written) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,13 +26,21 @@ def _files(root: Path | None) -> dict[str, Path]:
 
 
 def _text(path: Path | None) -> list[str] | None:
-    """The file's lines, or None when it is not UTF-8 text."""
+    """The file's lines (a link's as ``-> target``, never what it points at), or None when it is not
+    UTF-8 text."""
     if path is None:
         return []
+    if path.is_symlink():
+        return [f"-> {os.readlink(path)}"]
     try:
         return path.read_text(encoding="utf-8").splitlines()
     except (UnicodeDecodeError, OSError):
         return None
+
+
+def _content(path: Path) -> bytes:
+    """What a file holds, or a link's target as written (links are never followed out of a tree)."""
+    return b"link:" + os.fsencode(os.readlink(path)) if path.is_symlink() else path.read_bytes()
 
 
 def tree_diff(old: Path | None, new: Path) -> list[FileDiff]:
@@ -40,7 +49,7 @@ def tree_diff(old: Path | None, new: Path) -> list[FileDiff]:
     diffs = []
     for name in sorted(before.keys() | after.keys()):
         a, b = before.get(name), after.get(name)
-        if a is not None and b is not None and a.read_bytes() == b.read_bytes():
+        if a is not None and b is not None and _content(a) == _content(b):
             continue
         status = "added" if a is None else "removed" if b is None else "changed"
         old_lines, new_lines = _text(a), _text(b)

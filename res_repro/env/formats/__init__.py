@@ -19,7 +19,7 @@ from res_repro.env.formats.base import Draft, Interface, TaskFormat, objective_f
 from res_repro.env.formats.claw_eval_live import CLAW_EVAL_LIVE
 from res_repro.env.formats.harbor import HARBOR
 from res_repro.env.formats.tool_api import TOOL_API
-from res_repro.env.task import Task
+from res_repro.env.task import Task, escaping_links
 from res_repro.env.task_code import compile_task_file
 from res_repro.sandbox import Backend
 
@@ -66,6 +66,14 @@ def load_task_dir(
     task_format = get_format(kind) if kind is not None else detect_format(root)
     if task_format is None:
         raise TaskFormatError(root, None, f"not a task directory of any known format ({_expected()})")
+    links = escaping_links(root)
+    if links:
+        raise TaskFormatError(
+            root / links[0].split(" -> ")[0],
+            None,
+            f"a link out of the task ({'; '.join(links[:3])}); the harness reads task files only inside "
+            "the task folder, so copy the file in (links under environment/ are for the sandbox)",
+        )
     return task_format.load(root, benchmark, dict(context or {}))
 
 
