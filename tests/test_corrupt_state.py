@@ -54,6 +54,25 @@ def test_a_damaged_episode_record_is_moved_aside_and_run_again(
     assert store.get(kept.episode_id) == kept and aside.exists()
 
 
+@pytest.mark.parametrize("tamper", ["an edited score", "another episode's record"])
+def test_an_edited_or_swapped_episode_record_is_refused_and_run_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, tamper: str
+) -> None:
+    store = EpisodeStore(tmp_path)
+    mine, other = episode_record("a", score=0.2, passed=False), episode_record("a", score=1.0)
+    mine.episode_id, other.episode_id = "aa" * 12, "cc" * 12
+    store.put(mine)
+    store.put(other)
+    path = next(tmp_path.glob(f"*/{mine.episode_id}.json"))
+    if tamper == "an edited score":
+        path.write_text(path.read_text().replace('"score": 0.2', '"score": 1.0'))
+    else:
+        path.write_text(next(tmp_path.glob(f"*/{other.episode_id}.json")).read_text())
+    assert store.get(mine.episode_id) is None  # not reused: the episode runs again
+    assert _quarantined(path.parent, path.name) and len(_warned(caplog, path)) == 1
+    assert store.get(other.episode_id) == other
+
+
 def test_a_truncated_manifest_moves_its_node_aside_and_a_rerun_rebuilds_it(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
