@@ -190,6 +190,12 @@ def test_stores_are_views_too_and_anything_else_is_one_line(tmp_path):
         subcommands._view([str(tmp_path / "missing"), "--bundle", str(tmp_path / "out")])
     assert subcommands._view([str(run), "--bundle", str(tmp_path / "out")]) == 0
     assert json.loads((run / "episodes.jsonl").read_text().splitlines()[0])["depth"] == 0
+    # any folder a user may pass: the project root (holding .cache/ and its durations file), the runs
+    # folder above a run, the cache and each store
+    for folder in (tmp_path, run.parent, tmp_path / ".cache", tmp_path / ".cache" / "lineages"):
+        out = tmp_path / f"view-{folder.name or 'root'}"
+        assert subcommands._view([str(folder), "--bundle", str(out)]) == 0, folder
+    assert resolve_source(tmp_path).label == str(run)  # a project shows its newest run
 
 
 def test_every_viewer_cell_equals_its_csv_cell_for_every_committed_table(tmp_path):

@@ -175,13 +175,24 @@ def resolve_source(target: Path, cache_dir: Path | None = None) -> ViewSource:
             episodes=_store_episodes(episodes) if episodes.is_dir() else [],
             lineage_root=target,
         )
-    if any(target.glob("*/*.json")):
+    if _is_episode_store(target):
         lineages = target.parent / LINEAGES
         return ViewSource(
             label=str(target),
             episodes=_store_episodes(target),
             lineage_root=lineages if lineages.is_dir() else None,
         )
+    if any(next(target.glob(f"**/{name}"), None) for name in RUN_FILES):  # a project, runs/, runs/<exp>...
+        return resolve_source(newest_run(target), cache_dir)
+    for inner in (target / ".cache" / LINEAGES, target / LINEAGES):  # a project without runs, or its cache
+        if _is_lineage_store(inner):
+            return resolve_source(inner)
     raise UserInputError(
-        f"{target}: neither a run folder ({', '.join(RUN_FILES)}, *.csv) nor a lineage or an episode store"
+        f"{target}: neither a run folder ({', '.join(RUN_FILES)}, *.csv), a folder of runs, a lineage or an "
+        "episode store, nor a project folder holding a .cache"
     )
+
+
+def _is_episode_store(folder: Path) -> bool:
+    """Whether ``folder`` holds episode records as an episode store keeps them (``ab/ab....json``)."""
+    return any(p.name.startswith(p.parent.name) and len(p.parent.name) == 2 for p in folder.glob("*/*.json"))
