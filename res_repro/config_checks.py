@@ -9,6 +9,7 @@ wherever it appears. :func:`check_config` reports every value out of range on on
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -215,9 +216,30 @@ def config_problems(node: Any, path: str = "") -> list[str]:
     return problems
 
 
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # a name that is one folder, never a path
+
+
+def path_problems(cfg: DictConfig) -> list[str]:
+    """The values that become folders and would put a run's files outside its root: ``task_name`` (a run
+    folder's name) must be a plain name, ``paths.root_dir`` must be given."""
+    problems = []
+    task_name = cfg.get("task_name")
+    if isinstance(task_name, str) and not PLAIN_NAME.fullmatch(task_name):
+        problems.append(
+            f"task_name={task_name!r}: expected a plain name (letters, digits, _ . -), not a path"
+        )
+    paths = cfg.get("paths")
+    root = paths.get("root_dir") if isinstance(paths, DictConfig) else None
+    if paths is not None and not OmegaConf.is_missing(paths, "root_dir") and not str(root or "").strip():
+        problems.append(
+            "paths.root_dir='': expected the folder runs and caches live in (empty is the filesystem root)"
+        )
+    return problems
+
+
 def check_config(cfg: DictConfig) -> None:
     """Raise a :class:`UserInputError` naming every value of ``cfg`` out of its range, on one line."""
-    problems = config_problems(cfg)
+    problems = path_problems(cfg) + config_problems(cfg)
     if problems:
         raise UserInputError("; ".join(problems))
 

@@ -144,6 +144,15 @@ CASES = [
     Case("task.toml that is not TOML", ("validate", "{bad-toml}"), r"task\.toml", 1),
     Case("folder with no task", ("validate", "{bad-empty}"), r"bad-empty: holds no task directory"),
     Case(
+        "instruction linked out of the task",
+        ("validate", "{bad-link}"),
+        r"instruction\.md.*a link out of the task",
+        1,
+    ),
+    # values that become folders
+    Case("task name that is a path", ("task_name=../..",), r"task_name='\.\./\.\.': expected a plain name"),
+    Case("empty root folder", ("paths.root_dir=",), r"paths\.root_dir='': expected the folder"),
+    Case(
         "malformed task in a run",
         ("benchmark=harbor_dataset", "benchmark.path={bad-grader-dir}"),
         r"grader\.py",
@@ -167,6 +176,10 @@ def _malformed(root: Path) -> dict[str, str]:
         edit(task)
         places[name] = str(task)
     places["bad-grader-dir"] = str(root / "bad-grader")
+    linked = make_task(root / "link", "linked")
+    (linked / "instruction.md").unlink()
+    (linked / "instruction.md").symlink_to("/proc/self/environ")
+    places["bad-link"] = str(linked)
     places["bad-toml"] = str(make_task(root / "toml", toml="[task\nname = 1\n"))
     (root / "bad-empty").mkdir()
     places["bad-empty"] = str(root / "bad-empty")
@@ -182,7 +195,8 @@ def _argv(case: Case, tmp: Path, places: dict[str, str]) -> list[str]:
         args.append(arg.replace("{tmp}", str(tmp)))
     if args[0] in cli.SUBCOMMANDS:
         return args
-    return [*args, f"paths.root_dir={tmp}", *RUN]
+    root = [] if any(arg.startswith("paths.root_dir=") for arg in args) else [f"paths.root_dir={tmp}"]
+    return [*args, *root, *RUN]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.kind for case in CASES])
