@@ -141,6 +141,9 @@ CASES = [
     Case("reference with a syntax error", ("validate", "{bad-solve}"), r"solve\.py", 1),
     Case("task.yaml that is not YAML", ("validate", "{bad-yaml}"), r"task\.yaml", 1),
     Case("task.yaml missing a field", ("validate", "{bad-field}"), r"task\.yaml", 1),
+    Case(
+        "task.yaml that is a YAML bomb", ("validate", "{bad-bomb}"), r"task\.yaml.*aliases expand it past", 1
+    ),
     Case("task.toml that is not TOML", ("validate", "{bad-toml}"), r"task\.toml", 1),
     Case("folder with no task", ("validate", "{bad-empty}"), r"bad-empty: holds no task directory"),
     Case(
@@ -171,6 +174,11 @@ def _malformed(root: Path) -> dict[str, str]:
         "bad-solve": lambda t: (t / "solution" / "solve.py").write_text("def solve(call):\n  return (\n"),
         "bad-yaml": lambda t: (t / "task.yaml").write_text("task_id: [unclosed\n"),
         "bad-field": lambda t: (t / "task.yaml").write_text("task_id: x\n"),
+        "bad-bomb": lambda t: (t / "task.yaml").write_text(
+            "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+            + "".join(f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefg", "bcdefgh"))
+            + "task_id: *h\n"
+        ),
     }.items():
         task = make_tool_task(root / name)
         edit(task)
