@@ -97,9 +97,12 @@ def _export_sft(argv: list[str]) -> int:
         action="store_true",
         help="keep scripted agents' episodes too (labelled scripted in the metadata side file)",
     )
+    parser.add_argument("--force", action="store_true", help="replace OUT (and its side file) if it exists")
     args = parser.parse_args(argv)
     if not args.episodes.is_file():
         raise UserInputError(f"{args.episodes}: not found; expected an episodes.jsonl file")
+    if args.out.exists() and not args.force:
+        raise UserInputError(f"{args.out}: exists; pass --force to replace it, or name another file")
     cfg = compose_config()  # "passed" by the project's metrics config (conf/metrics/)
     report = export_chat_jsonl(
         read_episodes(args.episodes),

@@ -135,6 +135,11 @@ CASES = [
     Case(
         "export-sft of a missing file", ("export-sft", "{tmp}/none.jsonl", "{tmp}/out.jsonl"), r"none\.jsonl"
     ),
+    Case(
+        "export-sft onto an existing file",
+        ("export-sft", "{good}/task.yaml", "{good}/solution/solve.py"),
+        r"solve\.py: exists; pass --force",
+    ),
     Case("export-harbor of a missing source", ("export-harbor", "{tmp}/nowhere", "{tmp}/out"), r"nowhere"),
     # malformed task files (validate reports each on its own line and exits 1)
     Case("grader with a syntax error", ("validate", "{bad-grader}"), r"grader\.py", 1),
