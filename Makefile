@@ -29,7 +29,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev,ray,sft,browser]'
 	touch $@
 
-system-deps: ## Install bubblewrap, busybox-static, docker-registry, chromium and graphviz (apt-get where possible)
+system-deps: ## Install bubblewrap, slirp4netns, busybox-static, docker-registry, chromium and graphviz (apt-get where possible)
 	@bash scripts/install_system_deps.sh
 
 install: $(STAMP) system-deps ## Create the virtual environment and install everything

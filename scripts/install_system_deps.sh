@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the system packages the harness needs: bubblewrap (the local sandbox), busybox-static (the
+# Installs the system packages the harness needs: bubblewrap (the local sandbox), slirp4netns (outbound
+# network for a local sandbox that may use it, without the host's loopback), busybox-static (the
 # minimal image the Docker tests build without a registry), docker-registry (the loopback registry
 # the image-pull tests push to), chromium (the browser the viewer's Playwright test drives; Playwright
 # downloads no browser of its own) and graphviz (`dot` lays out the lineage graph figures). Uses apt-get
@@ -8,6 +9,7 @@ set -euo pipefail
 
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+command -v slirp4netns >/dev/null 2>&1 || missing+=(slirp4netns)
 [ -x /bin/busybox ] || missing+=(busybox-static)
 command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)

@@ -181,7 +181,10 @@ def _malformed(root: Path) -> dict[str, str]:
         "bad-field": lambda t: (t / "task.yaml").write_text("task_id: x\n"),
         "bad-bomb": lambda t: (t / "task.yaml").write_text(
             "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
-            + "".join(f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefg", "bcdefgh"))
+            + "".join(
+                f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n"
+                for p, c in zip("abcdefg", "bcdefgh", strict=True)
+            )
             + "task_id: *h\n"
         ),
     }.items():

@@ -428,3 +428,36 @@ def test_only_the_workspace_is_writable(sandbox: Sandbox, backend: str) -> None:
     for path in outside:
         assert not sandbox.exec(f"touch {path}", T).ok, f"{path} is writable outside the workspace"
     assert sandbox.exec("echo ok > /dev/shm/probe && cat /dev/shm/probe", T).stdout == "ok\n"
+
+
+def test_a_local_sandbox_with_network_cannot_reach_the_hosts_loopback_or_abstract_sockets() -> None:
+    """ "public" network on the local backend: a namespace of its own with outbound NAT (slirp4netns),
+    never the host's 127.0.0.1 (a simulated model endpoint, other episodes' services, a Ray head)."""
+    import socket
+
+    from res_repro.sandbox.local import LocalSandbox
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    name = f"res-abstract-{random.getrandbits(32):x}"
+    abstract = socket.socket(socket.AF_UNIX)
+    abstract.bind("\0" + name)
+    abstract.listen(1)
+    sandbox = LocalSandbox(SandboxSpec(allow_network=True))
+    sandbox.start()
+    try:
+        probe = (
+            "cut -d: -f1 /proc/net/dev | tail -n +3 | tr -d ' '; "
+            f"(echo > /dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo LOOPBACK; "
+            f"(echo > /dev/tcp/10.0.2.2/{port}) 2>/dev/null && echo GATEWAY; "
+            'python3 -c "import socket; socket.socket(socket.AF_UNIX)'
+            f".connect('\\0{name}')\" 2>/dev/null && echo ABSTRACT"
+        )
+        for result in (sandbox.exec(probe, T), sandbox.shell().run(probe, T)):
+            seen = result.stdout.split()
+            assert "tap0" in seen, result  # it has a network of its own
+            assert not {"LOOPBACK", "GATEWAY", "ABSTRACT"} & set(seen), result
+    finally:
+        sandbox.close()
+        listener.close()
+        abstract.close()

@@ -190,11 +190,12 @@ def test_specs_that_shape_the_started_sandbox_never_share_one(workspace: Path) -
             wait_ready(pool)
         with LocalSandbox(networked) as sandbox:
             assert pool.served == {"cold": 2}
-            interfaces = sandbox.exec("cat /proc/net/dev", T).stdout
+            listed = sandbox.exec("cat /proc/net/dev", T)
+            interfaces = listed.stdout
         wait_ready(pool, 2)
         with LocalSandbox(other_files):
             assert pool.served["warm"] == 1
-    assert interfaces.count(":") > 1  # the networked sandbox sees the host's interfaces, not only lo
+    assert interfaces.count(":") > 1, listed  # the networked sandbox has an interface beyond lo
 
 
 def test_the_block_leaves_nothing_behind(workspace: Path) -> None:

@@ -39,6 +39,7 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -63,6 +64,7 @@ from res_repro.sandbox.base import (
     sandbox_path,
 )
 from res_repro.sandbox.cgroups import PidsCgroup, pids_cgroup
+from res_repro.sandbox.netns import SLIRP_DNS, Network, attach
 from res_repro.sandbox.owner import OWNER_VAR, current_owner, owned_tempdir
 from res_repro.sandbox.tree_copy import copy_tree
 from res_repro.sandbox.watch import CONTENT_EVENTS, FolderWatch
@@ -295,6 +297,10 @@ class PublicCopies:
                     copy = folder / top.strip("/")
                     copy.mkdir()
                     copy_public(top, copy, self._watch)
+                resolver = folder / "etc" / "resolv.conf"  # slirp4netns's DNS (a sandbox with network)
+                resolver.unlink(missing_ok=True)
+                resolver.write_text(f"nameserver {SLIRP_DNS}\n")
+                resolver.chmod(0o644)
                 self._folder = folder
                 self._made.append(folder)
             return self._folder
@@ -332,15 +338,13 @@ def host_secret_masks() -> list[str]:
     return args
 
 
-def isolation_args(*, allow_network: bool, binds: list[str], masks: list[str] | None = None) -> list[str]:
+def isolation_args(*, binds: list[str], masks: list[str] | None = None) -> list[str]:
     """bwrap arguments for namespaces, capabilities and mounts: the read-only system (with ``masks``
     over its unreadable entries, see :func:`host_secret_masks`) plus ``binds``.
 
     ``/dev`` and then the root are made read-only last, so only the bound folders are writable.
     """
     args = ["--unshare-all", "--die-with-parent", "--new-session", *capability_args()]
-    if allow_network:
-        args.append("--share-net")
     system = [*system_mount_args(), *(masks or [])]
     read_only = ["--remount-ro", "/dev", "--remount-ro", "/"]
     return [*args, *system, "--proc", "/proc", *KERNEL_SETTINGS, "--dev", "/dev", *binds, *read_only]
@@ -350,7 +354,7 @@ def isolation_args(*, allow_network: bool, binds: list[str], masks: list[str] | 
 def _checked_bwrap() -> str:
     """Return bwrap's path once it has shown it can create the namespaces the sandbox uses."""
     bwrap = host_tool("bwrap", "bubblewrap")
-    probe = [bwrap, *isolation_args(allow_network=False, binds=[]), "--", "true"]
+    probe = [bwrap, *isolation_args(binds=[]), "--", "true"]
     done = subprocess.run(probe, capture_output=True, text=True, env=BASE_ENV, timeout=30, check=False)
     if done.returncode != 0:
         reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
@@ -457,16 +461,26 @@ def _reclaim(finish: Callable[[], None]) -> None:
         finish()
 
 
-def _command_started(status_read: int) -> bool:
-    """Whether bwrap took the byte off the status pipe, which it does once the sandbox is set up (see
-    :meth:`LocalSandbox.command_line`); the pipe is closed."""
-    try:
-        os.set_blocking(status_read, False)
-        return os.read(status_read, 1) == b""
-    except BlockingIOError:  # the byte is gone: bwrap read it
-        return True
-    finally:
-        os.close(status_read)
+@dataclass
+class _Attached:
+    """What :meth:`LocalSandbox.spawn` attached to one process: the read end of its gate (bwrap takes
+    the byte off it once the sandbox is set up) and its network, if any."""
+
+    gate_read: int
+    network: Network | None = None
+
+    def release(self) -> bool:
+        """Close the gate and end the network; whether bwrap passed the gate (the command started)."""
+        try:
+            os.set_blocking(self.gate_read, False)
+            started = os.read(self.gate_read, 1) == b""  # the byte is gone: bwrap read it
+        except BlockingIOError:
+            started = True
+        finally:
+            os.close(self.gate_read)
+            if self.network is not None:
+                self.network.stop()
+        return started
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -579,6 +593,7 @@ class LocalSandbox(Sandbox):
         self._launcher: subprocess.Popen[bytes] | None = None  # a started bwrap waiting for its command
         self._launcher_masks: list[str] = []  # the host secret masks it was started with
         self._running: set[subprocess.Popen[bytes]] = set()
+        self._attached: dict[subprocess.Popen[bytes], _Attached] = {}
         self._lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------------------
@@ -654,8 +669,10 @@ class LocalSandbox(Sandbox):
         folders, cgroup, shell and processes become this sandbox's, and ``warm`` is left closed."""
         with warm._lock:
             running, warm._running = warm._running, set()
+            attached, warm._attached = warm._attached, {}
         with self._lock:
             self._running |= running
+            self._attached.update(attached)
         self._base, self._root, self._cgroup = warm._base, warm._root, warm._cgroup
         self.workspace_capped, self._shell = warm.workspace_capped, warm._shell
         self._launcher, warm._launcher = warm._launcher, None
@@ -676,8 +693,11 @@ class LocalSandbox(Sandbox):
         with self._lock:
             launcher, self._launcher = self._launcher, None  # among the running processes killed below
             killed, self._running = list(self._running), set()
+            attached, self._attached = list(self._attached.values()), {}
         for proc in killed:
             _kill_group(proc)
+        for each in attached:  # the gates closed, the networks ended: nothing inside needs them
+            each.release()
         if launcher is not None:  # nobody else reads its pipes
             _close_pipes(launcher)
         cgroup, self._cgroup = self._cgroup, None
@@ -718,11 +738,19 @@ class LocalSandbox(Sandbox):
     # -- processes -------------------------------------------------------------------------------------
 
     def command_line(
-        self, argv: list[str], *, cwd: str, env: dict[str, str] | None, status_fd: int | None = None
+        self,
+        argv: list[str],
+        *,
+        cwd: str,
+        env: dict[str, str] | None,
+        gate_fd: int | None = None,
+        info_fd: int | None = None,
     ) -> list[str]:
-        """The host command that runs ``argv`` inside the sandbox, limits and namespaces included; with
-        ``status_fd`` (a pipe's read end holding one byte), bwrap reads that byte once the sandbox is set
-        up, just before ``argv`` starts, so a failure of the set-up can be told from the command's."""
+        """The host command that runs ``argv`` inside the sandbox, limits and namespaces included. With
+        ``gate_fd`` (a pipe's read end), bwrap waits once the sandbox is set up, just before ``argv``
+        starts, until it can read a byte there (so a failure of the set-up can be told from the
+        command's, and the network can be brought up first); with ``info_fd``, bwrap reports there the
+        process whose namespaces the sandbox has."""
         prlimit = host_tool("prlimit", "util-linux")
         limits = [
             prlimit,
@@ -739,9 +767,10 @@ class LocalSandbox(Sandbox):
         for link, target in self.spec.aliases:
             binds += ["--symlink", sandbox_path(target), link]
         masks = host_secret_masks()
-        isolation = isolation_args(allow_network=self.spec.allow_network, binds=binds, masks=masks)
-        block = ["--block-fd", str(status_fd)] if status_fd is not None else []
-        bwrap = [_checked_bwrap(), *block, *isolation, "--chdir", cwd, "--clearenv"]
+        isolation = isolation_args(binds=binds, masks=masks)
+        block = ["--block-fd", str(gate_fd)] if gate_fd is not None else []
+        info = ["--info-fd", str(info_fd)] if info_fd is not None else []
+        bwrap = [_checked_bwrap(), *block, *info, *isolation, "--chdir", cwd, "--clearenv"]
         for name, value in {**BASE_ENV, **self.spec.env, **(env or {})}.items():
             bwrap += ["--setenv", name, value]
         if self._cgroup is not None:
@@ -752,37 +781,57 @@ class LocalSandbox(Sandbox):
         return [*limits, *bwrap, "--", *nproc, *argv]
 
     def spawn(
-        self,
-        argv: list[str],
-        *,
-        cwd: str,
-        env: dict[str, str] | None,
-        merge_stderr: bool,
-        stdin: int,
-        status_fd: int | None = None,
+        self, argv: list[str], *, cwd: str, env: dict[str, str] | None, merge_stderr: bool, stdin: int
     ) -> subprocess.Popen[bytes]:
-        """Start ``argv`` in the sandbox as the leader of a new process group, tracked until reaped
-        (``status_fd``: see :meth:`command_line`)."""
-        proc = subprocess.Popen(
-            self.command_line(argv, cwd=cwd, env=env, status_fd=status_fd),
-            stdin=stdin,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
-            env={**BASE_ENV, OWNER_VAR: current_owner().label()},
-            start_new_session=True,
-            pass_fds=() if status_fd is None else (status_fd,),
-        )
+        """Start ``argv`` in the sandbox as the leader of a new process group, tracked until reaped. bwrap
+        holds it at the gate (see :meth:`command_line`) until the sandbox's network is up, where the spec
+        allows one (:mod:`.netns`), then lets it start."""
+        gate_read, gate_write = os.pipe()
+        info_read, info_write = os.pipe() if self.spec.allow_network else (None, None)
+        slirp = host_tool("slirp4netns", "slirp4netns") if self.spec.allow_network else ""
+        passed = tuple(fd for fd in (gate_read, info_write) if fd is not None)
+        try:
+            proc = subprocess.Popen(
+                self.command_line(argv, cwd=cwd, env=env, gate_fd=gate_read, info_fd=info_write),
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+                env={**BASE_ENV, OWNER_VAR: current_owner().label()},
+                start_new_session=True,
+                pass_fds=passed,
+            )
+        except BaseException:
+            for fd in (gate_read, gate_write, info_read, info_write):
+                if fd is not None:
+                    os.close(fd)
+            raise
+        if info_write is not None:
+            os.close(info_write)
+        attached = _Attached(gate_read)
         with self._lock:
             self._running.add(proc)
+            self._attached[proc] = attached
+        try:
+            if info_read is not None:
+                attached.network = attach(slirp, info_read)
+        finally:
+            os.write(gate_write, b"1")  # on a failed attach too: the command then meets no network
+            os.close(gate_write)
         return proc
 
     def reap(self, proc: subprocess.Popen[bytes]) -> int:
         """Wait for a spawned process, close its pipes and stop tracking it; return its status."""
+        return self._reap_command(proc)[0]
+
+    def _reap_command(self, proc: subprocess.Popen[bytes]) -> tuple[int, bool]:
+        """:meth:`reap`, and whether the command started (bwrap passed the gate: its set-up worked)."""
         try:
-            return _reap(proc)
+            code = _reap(proc)
         finally:
             with self._lock:
                 self._running.discard(proc)
+                attached = self._attached.pop(proc, None)
+        return code, attached.release() if attached is not None else True
 
     def exec(
         self,
@@ -797,24 +846,9 @@ class LocalSandbox(Sandbox):
         first command of a warm sandbox runs in the bwrap its launcher started beforehand."""
         argv = ["bash", "-c", command] if isinstance(command, str) else list(command)
         started = time.perf_counter()
-        status_read: int | None = None
-        proc = self._launched(argv, cwd=cwd, env=env)
-        if proc is None:
-            status_read, status_write = os.pipe()
-            os.write(status_write, b"1")
-            os.close(status_write)
-            try:
-                proc = self.spawn(
-                    argv,
-                    cwd=cwd,
-                    env=env,
-                    merge_stderr=False,
-                    stdin=subprocess.DEVNULL,
-                    status_fd=status_read,
-                )
-            except BaseException:
-                os.close(status_read)
-                raise
+        proc = self._launched(argv, cwd=cwd, env=env) or self.spawn(
+            argv, cwd=cwd, env=env, merge_stderr=False, stdin=subprocess.DEVNULL
+        )
         assert proc.stdout is not None and proc.stderr is not None
         cap = self.spec.output_cap(output_cap)
         out, err = CappedBuffer(cap), CappedBuffer(cap)
@@ -822,8 +856,7 @@ class LocalSandbox(Sandbox):
         try:
             timed_out, flooded = _pump(proc, sinks, started + timeout, self.spec.limits.output_kill_bytes)
         finally:
-            code = self.reap(proc)
-            started_command = _command_started(status_read) if status_read is not None else True
+            code, started_command = self._reap_command(proc)
         if not started_command and not timed_out:  # bwrap failed before the command: not its result
             raise SandboxError(f"the sandbox could not start the command: {err.text().strip()[:300]}")
         return ExecResult(
