@@ -461,3 +461,41 @@ def test_a_local_sandbox_with_network_cannot_reach_the_hosts_loopback_or_abstrac
         sandbox.close()
         listener.close()
         abstract.close()
+
+
+KEYCTL_X86_64 = 250
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the system call number is x86-64's")
+def test_the_local_sandbox_refuses_the_kernel_keyring_as_docker_does() -> None:
+    from res_repro.sandbox.local import LocalSandbox
+
+    probe = (
+        'python3 -c "import ctypes; libc = ctypes.CDLL(None, use_errno=True); '
+        f'print(libc.syscall({KEYCTL_X86_64}, 0, -4, 0, 0, 0), ctypes.get_errno())"'
+    )  # keyctl(KEYCTL_GET_KEYRING_ID, the user keyring): a read of the host's keys when allowed
+    sandbox = LocalSandbox(SandboxSpec())
+    sandbox.start()
+    try:
+        for result in (sandbox.exec(probe, T), sandbox.shell().run(probe, T)):
+            assert result.stdout.split() == ["-1", "1"], result  # EPERM
+    finally:
+        sandbox.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the capped workspace is a tmpfs, which needs root")
+def test_the_local_workspace_caps_its_file_count() -> None:
+    import dataclasses
+
+    from res_repro.sandbox.local import MIN_INODES, LocalSandbox
+
+    limits = dataclasses.replace(SandboxSpec().limits, workspace_mb=16)
+    sandbox = LocalSandbox(SandboxSpec(limits=limits))
+    sandbox.start()
+    try:
+        made = sandbox.exec(
+            f"cd /tmp && for i in $(seq {MIN_INODES + 500}); do : > f$i || break; done; ls | wc -l", T
+        )
+        assert int(made.stdout.split()[-1]) < MIN_INODES, made
+    finally:
+        sandbox.close()

@@ -66,6 +66,7 @@ from res_repro.sandbox.base import (
 from res_repro.sandbox.cgroups import PidsCgroup, pids_cgroup
 from res_repro.sandbox.netns import SLIRP_DNS, Network, attach
 from res_repro.sandbox.owner import OWNER_VAR, current_owner, owned_tempdir
+from res_repro.sandbox.seccomp import filter_program
 from res_repro.sandbox.tree_copy import copy_tree
 from res_repro.sandbox.watch import CONTENT_EVENTS, FolderWatch
 from res_repro.scopes import ProcessWide
@@ -105,6 +106,7 @@ KILLED_EXIT_CODE = -signal.SIGKILL
 CONTROL_DIR = "/.res"  # read-only in the sandbox: the persistent shell's command files
 # Runs as ``sh -c JOIN_CGROUP <cgroup.procs> argv...``: joins the cgroup, then becomes argv.
 JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"'
+INODES_PER_MB, MIN_INODES = 64, 4096  # the workspace tmpfs's file count cap (65,536 for 1 GiB)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
 _MNT_DETACH = 2  # umount2(2) flag: detach now, free once no longer busy
@@ -385,7 +387,7 @@ def mount_workspace(folder: Path, size_mb: int) -> bool:
     """
     if os.geteuid() != 0:
         return False
-    options = f"size={size_mb}m,mode=0755".encode()
+    options = f"size={size_mb}m,nr_inodes={max(MIN_INODES, size_mb * INODES_PER_MB)},mode=0755".encode()
     return _libc().mount(b"res-sandbox", os.fsencode(folder), b"tmpfs", 0, options) == 0
 
 
@@ -745,12 +747,14 @@ class LocalSandbox(Sandbox):
         env: dict[str, str] | None,
         gate_fd: int | None = None,
         info_fd: int | None = None,
+        seccomp_fd: int | None = None,
     ) -> list[str]:
         """The host command that runs ``argv`` inside the sandbox, limits and namespaces included. With
         ``gate_fd`` (a pipe's read end), bwrap waits once the sandbox is set up, just before ``argv``
         starts, until it can read a byte there (so a failure of the set-up can be told from the
         command's, and the network can be brought up first); with ``info_fd``, bwrap reports there the
-        process whose namespaces the sandbox has."""
+        process whose namespaces the sandbox has; with ``seccomp_fd``, bwrap installs the seccomp
+        program it reads there (:mod:`.seccomp`) just before the command starts."""
         prlimit = host_tool("prlimit", "util-linux")
         limits = [
             prlimit,
@@ -770,7 +774,8 @@ class LocalSandbox(Sandbox):
         isolation = isolation_args(binds=binds, masks=masks)
         block = ["--block-fd", str(gate_fd)] if gate_fd is not None else []
         info = ["--info-fd", str(info_fd)] if info_fd is not None else []
-        bwrap = [_checked_bwrap(), *block, *info, *isolation, "--chdir", cwd, "--clearenv"]
+        seccomp = ["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []
+        bwrap = [_checked_bwrap(), *block, *info, *seccomp, *isolation, "--chdir", cwd, "--clearenv"]
         for name, value in {**BASE_ENV, **self.spec.env, **(env or {})}.items():
             bwrap += ["--setenv", name, value]
         if self._cgroup is not None:
@@ -786,13 +791,19 @@ class LocalSandbox(Sandbox):
         """Start ``argv`` in the sandbox as the leader of a new process group, tracked until reaped. bwrap
         holds it at the gate (see :meth:`command_line`) until the sandbox's network is up, where the spec
         allows one (:mod:`.netns`), then lets it start."""
+        program = filter_program()
+        slirp = host_tool("slirp4netns", "slirp4netns") if self.spec.allow_network else ""
         gate_read, gate_write = os.pipe()
         info_read, info_write = os.pipe() if self.spec.allow_network else (None, None)
-        slirp = host_tool("slirp4netns", "slirp4netns") if self.spec.allow_network else ""
-        passed = tuple(fd for fd in (gate_read, info_write) if fd is not None)
+        seccomp_read, seccomp_write = os.pipe()
+        os.write(seccomp_write, program)  # far below a pipe's buffer
+        os.close(seccomp_write)
+        passed = tuple(fd for fd in (gate_read, info_write, seccomp_read) if fd is not None)
         try:
             proc = subprocess.Popen(
-                self.command_line(argv, cwd=cwd, env=env, gate_fd=gate_read, info_fd=info_write),
+                self.command_line(
+                    argv, cwd=cwd, env=env, gate_fd=gate_read, info_fd=info_write, seccomp_fd=seccomp_read
+                ),
                 stdin=stdin,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
@@ -805,6 +816,8 @@ class LocalSandbox(Sandbox):
                 if fd is not None:
                     os.close(fd)
             raise
+        finally:
+            os.close(seccomp_read)
         if info_write is not None:
             os.close(info_write)
         attached = _Attached(gate_read)
