@@ -499,3 +499,33 @@ def test_the_local_workspace_caps_its_file_count() -> None:
         assert int(made.stdout.split()[-1]) < MIN_INODES, made
     finally:
         sandbox.close()
+
+
+def test_the_local_sandbox_holds_its_memory_together_shared_memory_included() -> None:
+    """memory_mb is per process (RLIMIT_AS); the memory cgroup caps the whole sandbox: six processes each
+    holding a 100 MB memfd (shmem, outside any address space) cannot all live under 128 + 64 MB."""
+    import dataclasses
+
+    from res_repro.sandbox.cgroups import memory_hierarchy
+    from res_repro.sandbox.local import LocalSandbox
+
+    if memory_hierarchy() is None:
+        pytest.skip("no writable memory cgroup on this host (needs root and the memory controller)")
+    limits = dataclasses.replace(SandboxSpec().limits, workspace_mb=64)
+    sandbox = LocalSandbox(SandboxSpec(memory_mb=128, limits=limits))
+    sandbox.start()
+    hold = (
+        "import os, sys, time\\nfd = os.memfd_create('held')\\n"
+        "for _ in range(10):\\n    os.write(fd, b'x' * (10 << 20))\\n"
+        "print('held', flush=True)\\ntime.sleep(30)\\n"
+    )
+    try:
+        sandbox.write_file("/app/hold.py", hold)
+        result = sandbox.exec(
+            "for i in 1 2 3 4 5 6; do python3 /app/hold.py & done; sleep 5; jobs -r | wc -l", T
+        )
+        assert result.stdout.count("held") < 6 and int(result.stdout.split()[-1]) < 6, result
+        assert sandbox.cgroup is not None and sandbox.cgroup.memory is not None
+        assert sandbox.cgroup.memory_usage() <= (128 + 64) << 20
+    finally:
+        sandbox.close()

@@ -105,7 +105,7 @@ KERNEL_SETTINGS = (
 KILLED_EXIT_CODE = -signal.SIGKILL
 CONTROL_DIR = "/.res"  # read-only in the sandbox: the persistent shell's command files
 # Runs as ``sh -c JOIN_CGROUP <cgroup.procs> argv...``: joins the cgroup, then becomes argv.
-JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"'
+JOIN_CGROUP = 'for f in $0; do echo $$ > "$f" || exit 1; done && exec "$@"'  # $0: the cgroups' files
 INODES_PER_MB, MIN_INODES = 64, 4096  # the workspace tmpfs's file count cap (65,536 for 1 GiB)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _POLL_IN = select.POLLIN | select.POLLHUP | select.POLLERR
@@ -638,7 +638,8 @@ class LocalSandbox(Sandbox):
             (root / "tmp").chmod(0o1777)
             (root / SHM_DIR).mkdir(mode=0o1777)
             (root / SHM_DIR).chmod(0o1777)
-            self._cgroup = pids_cgroup(self.spec.limits.pids)
+            memory = (self.spec.memory_mb + self.spec.limits.workspace_mb) << 20  # the workspace is shmem too
+            self._cgroup = pids_cgroup(self.spec.limits.pids, memory_bytes=memory)
         self._root = root
 
     def warm_up(self) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from res_repro.sandbox.base import SandboxError
-from res_repro.sandbox.cgroups import PidsCgroup, pids_hierarchy
+from res_repro.sandbox.cgroups import PidsCgroup, memory_hierarchy, pids_hierarchy
 from res_repro.sandbox.local import unmount_workspace
 from res_repro.sandbox.owner import OWNER_FILE, OWNER_LABEL, OWNER_VAR, SCRATCH_PREFIX, Owner, label_is_stale
 
@@ -123,7 +123,8 @@ def stale_cgroups() -> list[PidsCgroup]:
     for path in base.iterdir():
         match = CGROUP_NAME.match(path.name)
         if match and path.is_dir() and Owner.local(int(match["pid"]), int(match["start"])).is_dead():
-            found.append(PidsCgroup(path))
+            memory = memory_hierarchy()
+            found.append(PidsCgroup(path, memory / path.name if memory is not None else None))
     return found
 
 
