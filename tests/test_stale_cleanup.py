@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -188,3 +189,27 @@ def test_clean_stale_prints_one_line_per_kind(capsys: pytest.CaptureFixture[str]
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[3] for line in lines] == ["processes", "mounts", "folders", "cgroups"]
     assert all(line.startswith("removed ") and line.endswith(" left by killed runs") for line in lines)
+
+
+def test_the_checks_and_the_viewer_label_their_scratch_so_a_killed_runs_is_swept(tmp_path) -> None:
+    from tool_factory import make_tool_task
+
+    from res_repro.env.formats.tool_api import load_tool_task
+    from res_repro.res.checks import _with_parent_reference
+    from res_repro.sandbox.owner import OWNER_FILE, Owner, current_owner
+    from res_repro.viewer.cache import PARTIAL, write_cached_bundle
+    from res_repro.viewer.sources import ViewSource
+
+    task = load_tool_task(make_tool_task(tmp_path / "seed"))
+    cross = _with_parent_reference(task, task)
+    try:
+        assert (cross.parent / OWNER_FILE).read_text() == current_owner().label()
+    finally:
+        shutil.rmtree(cross.parent, ignore_errors=True)
+    views = tmp_path / "views"
+    left = views / f"{PARTIAL}killed"
+    left.mkdir(parents=True)
+    me = current_owner()
+    (left / OWNER_FILE).write_text(Owner.local(me.pid, me.start + 1).label())  # a dead run's
+    write_cached_bundle(ViewSource(label="run"), tmp_path / "out", views)
+    assert not left.exists() and not list(views.glob(f"{PARTIAL}*"))

@@ -15,7 +15,6 @@ A failed check carries its reason, which goes back to the proposer as feedback.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from res_repro.res.graph import DependencyGraph
 from res_repro.res.operators import OPERATORS, Application
 from res_repro.res.run_evidence import explained, verdict
 from res_repro.sandbox import Backend
+from res_repro.sandbox.owner import owned_tempdir
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def _episode(task: Task, agent: OracleAgent | NopAgent, backend: Backend, seed: 
 def _with_parent_reference(parent: Task, child: Task) -> Path:
     """A copy of the child environment carrying the parent's reference solution."""
     reference = format_of(child).reference_dir
-    folder = Path(tempfile.mkdtemp(prefix="res-cross-")) / "task"
+    folder = owned_tempdir("cross") / "task"  # labelled: a killed run's copy is swept as stale
     shutil.copytree(child.path, folder, symlinks=True)
     shutil.rmtree(folder / reference, ignore_errors=True)
     shutil.copytree(parent.path / reference, folder / reference, symlinks=True)
@@ -69,7 +69,7 @@ def _resaved_hash(parent: Task) -> str:
     worked out once per content (every revision of a child compares against it)."""
     key = (parent.kind, parent.content_hash)
     if key not in _resaved:
-        folder = Path(tempfile.mkdtemp(prefix="res-resaved-")) / "task"
+        folder = owned_tempdir("resaved") / "task"
         try:
             format_of(parent).copy(parent, folder)
             format_of(parent).draft(folder).save()

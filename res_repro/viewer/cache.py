@@ -9,16 +9,19 @@ import json
 import os
 import shutil
 import tempfile
+from contextlib import suppress
 from dataclasses import asdict
 from functools import cache
 from pathlib import Path
 
 from markupsafe import escape
 
+from res_repro.sandbox.owner import OWNER_FILE, current_owner, label_is_stale
 from res_repro.viewer.bundle import write_bundle
 from res_repro.viewer.sources import ViewSource
 
 LABEL_STAND_IN = "RES-REPRO-VIEW-LABEL-7f3a"  # no character that HTML escaping changes
+PARTIAL = ".partial-"  # a bundle being rendered, labelled with its owner until it is renamed in place
 VIEWER_DIR = Path(__file__).parent
 
 
@@ -54,8 +57,14 @@ def write_cached_bundle(source: ViewSource, out: Path, cache_dir: Path) -> Path:
     cached = cache_dir / source_digest(source)
     if not cached.is_dir():
         cache_dir.mkdir(parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(dir=cache_dir, prefix=".partial-"))
+        for stale in cache_dir.glob(f"{PARTIAL}*"):  # what a killed run was rendering
+            with suppress(OSError):
+                if label_is_stale((stale / OWNER_FILE).read_text()):
+                    shutil.rmtree(stale, ignore_errors=True)
+        scratch = Path(tempfile.mkdtemp(dir=cache_dir, prefix=PARTIAL))
+        (scratch / OWNER_FILE).write_text(current_owner().label())
         write_bundle(source.relabelled(LABEL_STAND_IN), scratch)
+        (scratch / OWNER_FILE).unlink()
         try:
             os.rename(scratch, cached)
         except OSError:  # another run rendered the same bundle first
