@@ -185,3 +185,14 @@ def test_a_run_missing_a_users_path_names_the_setting(tmp_path):
     )
     assert run.returncode == 2
     assert "benchmark.path" in run.stderr and "???" not in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_file_name_that_is_not_utf8_is_hashed_and_checked(tmp_path):
+    suite = tmp_path / "suite"
+    task = make_task(suite, "odd-name")
+    workspace = task / "environment" / "workspace"
+    workspace.mkdir(parents=True, exist_ok=True)
+    (Path(os.fsdecode(os.fsencode(workspace) + b"/latin1-\xe9t\xe9.txt"))).write_bytes(b"x")
+    done = _check(suite, tmp_path)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "1 tasks: 1 valid"

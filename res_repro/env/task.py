@@ -16,7 +16,7 @@ def hash_tree(root: Path) -> str:
     out of the task (to a host file) is hashed by its target's name, never by what it points at."""
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_symlink() or p.is_file()):
-        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(os.fsencode(path.relative_to(root).as_posix()))  # names need not be UTF-8
         if path.is_symlink():
             digest.update(b"l" + os.fsencode(os.readlink(path)))
             continue

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 import time
 from collections import defaultdict
@@ -90,8 +91,8 @@ def environment_hash(environment_dir: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(p for p in environment_dir.rglob("*") if p.is_file() or p.is_symlink()):
         rel = path.relative_to(environment_dir).as_posix()
-        body = path.readlink().as_posix().encode() if path.is_symlink() else path.read_bytes()
-        digest.update(f"{rel}\0{path.lstat().st_mode & 0o111:o}\0{len(body)}\0".encode())
+        body = os.fsencode(path.readlink().as_posix()) if path.is_symlink() else path.read_bytes()
+        digest.update(os.fsencode(f"{rel}\0{path.lstat().st_mode & 0o111:o}\0{len(body)}\0"))
         digest.update(body)
     return digest.hexdigest()[:16]
 

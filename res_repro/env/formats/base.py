@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
@@ -102,7 +103,7 @@ def objective_fingerprint(task: Task, files: list[Path], settings: Mapping[str, 
     digest = hashlib.sha256(task.instruction.encode())
     for path in sorted(files):
         if path.is_file():
-            digest.update(path.relative_to(task.path).as_posix().encode() + b"\0" + path.read_bytes())
+            digest.update(os.fsencode(path.relative_to(task.path).as_posix()) + b"\0" + path.read_bytes())
     digest.update(b"\0" + json.dumps(settings, sort_keys=True).encode())
     return digest.hexdigest()
 
