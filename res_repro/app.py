@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import errno
 import functools
 import gc
 import sys
@@ -68,4 +69,17 @@ def hydra_main(cfg: DictConfig) -> None:
     except RunFailedError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(1)
+    except KeyboardInterrupt:
+        print(INTERRUPTED, file=sys.stderr)
+        sys.exit(130)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        where = f" writing {exc.filename}" if exc.filename else ""
+        print(f"error: the disk is full{where}; {FINISHED_WORK_KEPT}", file=sys.stderr)
+        sys.exit(1)
     print(f"{cfg.task_name} on {cfg.benchmark.name} done in {time.perf_counter() - started:.0f} s")
+
+
+FINISHED_WORK_KEPT = "finished episodes and lineage nodes are kept, and a rerun resumes from them"
+INTERRUPTED = f"interrupted; {FINISHED_WORK_KEPT}"

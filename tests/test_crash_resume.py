@@ -129,3 +129,25 @@ def test_sigterm_closes_every_sandbox_and_leaves_no_process(tmp_path):
     assert _processes_naming(f"paths.root_dir={tmp_path}", str(sandboxes)) == []
     assert _mounts_under(sandboxes) == []
     assert list(sandboxes.glob("res-sandbox-*")) == []  # every sandbox's folders were removed too
+
+
+@pytest.mark.slow
+def test_ctrl_c_ends_a_run_with_one_line_saying_finished_work_is_kept(tmp_path) -> None:
+    import signal
+    import subprocess
+
+    from cli_runs import table1_command
+
+    from res_repro.app import INTERRUPTED
+
+    command = table1_command(tmp_path, "benchmark=claw_bundled", "tracking=none")
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert run.stdout is not None
+    for line in run.stdout:  # the protocol lines are printed before any work
+        if line.startswith("deviations from the paper"):
+            break
+    time.sleep(3)  # inside scaling
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=120)
+    assert run.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == INTERRUPTED
