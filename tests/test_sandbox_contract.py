@@ -529,3 +529,11 @@ def test_the_local_sandbox_holds_its_memory_together_shared_memory_included() ->
         assert sandbox.cgroup.memory_usage() <= (128 + 64) << 20
     finally:
         sandbox.close()
+
+
+def test_a_file_is_read_back_no_further_than_asked(sandbox: Sandbox) -> None:
+    """A 512 MB sparse file costs the harness what it asked for, not the file (local and Docker)."""
+    assert sandbox.exec("truncate -s 512M /app/sparse && printf abc > /app/small", T).exit_code == 0
+    assert sandbox.read_file("/app/sparse", limit=4096) == b"\0" * 4096
+    assert sandbox.read_file("/app/small", limit=4096) == b"abc"
+    assert sandbox.read_file("/app/small") == b"abc"

@@ -286,8 +286,9 @@ class Sandbox(abc.ABC):
         """Create or replace a file at an absolute sandbox path, creating parent folders."""
 
     @abc.abstractmethod
-    def read_file(self, path: str) -> bytes:
-        """Return a file's bytes; ``FileNotFoundError`` when it does not exist."""
+    def read_file(self, path: str, limit: int | None = None) -> bytes:
+        """Return a file's bytes (its first ``limit`` bytes when given: the harness never holds more of a
+        file than it uses); ``FileNotFoundError`` when it does not exist."""
 
     @abc.abstractmethod
     def put_dir(self, host_dir: Path, path: str) -> None:

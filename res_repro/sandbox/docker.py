@@ -497,11 +497,12 @@ class DockerSandbox(Sandbox):
         info.size, info.mode, info.mtime = len(payload), mode, int(time.time())
         self._put_archive(parent, _tar([(info, payload)]))
 
-    def read_file(self, path: str) -> bytes:
-        """Return the bytes of the regular file at ``path`` (a final symlink is followed in the sandbox)."""
+    def read_file(self, path: str, limit: int | None = None) -> bytes:
+        """Return the bytes of the regular file at ``path`` (a final symlink is followed in the sandbox;
+        its first ``limit`` bytes when given, read from the engine's stream and no further)."""
         target = sandbox_path(path)
         for _ in range(MAX_SYMLINKS):
-            member, data = self._get_member(target)
+            member, data = self._get_member(target, limit)
             if not member.issym():
                 if member.isdir():
                     raise IsADirectoryError(path)
@@ -537,21 +538,45 @@ class DockerSandbox(Sandbox):
                 raise OSError(errno.ENOSPC, f"no space left in the sandbox writing to {folder}") from exc
             raise SandboxError(f"docker: copying into {folder} failed: {exc}") from exc
 
-    def _get_member(self, path: str) -> tuple[tarfile.TarInfo, bytes]:
-        """The tar member Docker returns for ``path`` and, for a regular file, its bytes."""
+    def _get_member(self, path: str, limit: int | None = None) -> tuple[tarfile.TarInfo, bytes]:
+        """The tar member Docker returns for ``path`` and, for a regular file, its bytes (the first
+        ``limit``): the archive is read as a stream, so no more of it than that is held."""
         import docker.errors
 
         try:
             chunks, _ = self.client.api.get_archive(self.container_id, path)
-            archive = b"".join(chunks)
+            stream = _ChunkStream(iter(chunks))
+            with tarfile.open(fileobj=stream, mode="r|") as tar:
+                member = tar.next()
+                if member is None:
+                    raise SandboxError(f"docker returned an empty archive for {path}")
+                handle = tar.extractfile(member) if member.isfile() else None
+                return member, (handle.read() if limit is None else handle.read(limit)) if handle else b""
         except docker.errors.NotFound:
             raise FileNotFoundError(f"no such file in the sandbox: {path}") from None
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            member = tar.next()
-            if member is None:
-                raise SandboxError(f"docker returned an empty archive for {path}")
-            handle = tar.extractfile(member) if member.isfile() else None
-            return member, handle.read() if handle else b""
+
+
+class _ChunkStream(io.RawIOBase):
+    """A readable file over an iterator of byte chunks (the engine's archive stream), read on demand."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self._chunks = chunks
+        self._left = b""
+
+    def readable(self) -> bool:
+        """It is."""
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        """Fill ``buffer`` from the next chunks; 0 at the end of the stream."""
+        while not self._left:
+            try:
+                self._left = next(self._chunks)
+            except StopIteration:
+                return 0
+        size = min(len(buffer), len(self._left))
+        buffer[:size], self._left = self._left[:size], self._left[size:]
+        return size
 
 
 class DockerShell(FramedShell):

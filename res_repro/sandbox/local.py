@@ -990,8 +990,8 @@ class LocalSandbox(Sandbox):
         finally:
             os.close(dir_fd)
 
-    def read_file(self, path: str) -> bytes:
-        """Return the bytes of the regular file at ``path``."""
+    def read_file(self, path: str, limit: int | None = None) -> bytes:
+        """Return the bytes of the regular file at ``path`` (its first ``limit`` when given)."""
         parts = self.resolve(path)
         if len(parts) < 2:
             raise IsADirectoryError(path)
@@ -1007,7 +1007,7 @@ class LocalSandbox(Sandbox):
         with open(fd, "rb") as handle:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise SandboxError(f"{path!r} is not a regular file")
-            return handle.read()
+            return handle.read() if limit is None else handle.read(limit)
 
     def put_dir(self, host_dir: Path, path: str) -> None:
         """Copy the contents of ``host_dir`` into ``path``; symlinks are copied as symlinks."""

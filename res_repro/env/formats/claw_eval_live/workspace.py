@@ -106,7 +106,7 @@ def workspace_call(sandbox: Sandbox, call: ToolCall) -> ToolResponse:
             result = sandbox.exec(str(arguments["command"]), timeout=timeout, cwd=APP_DIR)
             return ok({"exit_code": result.exit_code, "stdout": result.stdout, "stderr": result.stderr})
         if call.tool == "sandbox_file_read":
-            data = sandbox.read_file(_in_app(str(arguments["path"])))
+            data = sandbox.read_file(_in_app(str(arguments["path"])), limit=READ_CAP_BYTES)
             return ok({"content": data[:READ_CAP_BYTES].decode("utf-8", "replace")})
         sandbox.write_file(_in_app(str(arguments["path"])), str(arguments["content"]))
         return ok({"written": len(str(arguments["content"]).encode())})

@@ -191,7 +191,7 @@ class TerminalEnvironment:
         return ok(body)
 
     def _tool_read_file(self, path: str) -> ToolResponse:
-        data = self.sandbox.read_file(_absolute(path))
+        data = self.sandbox.read_file(_absolute(path), limit=READ_CAP_BYTES + 1)
         body: dict[str, Any] = {"content": data[:READ_CAP_BYTES].decode("utf-8", "replace")}
         if len(data) > READ_CAP_BYTES:
             body["truncated"] = True
@@ -220,7 +220,7 @@ class TerminalEnvironment:
         found: dict[str, str] = {}
         for path in self.task.config.artifact_paths():
             try:
-                data = self.sandbox.read_file(_absolute(path))
+                data = self.sandbox.read_file(_absolute(path), limit=ARTIFACT_CAP_BYTES)
             except (OSError, SandboxError) as exc:
                 found[path] = f"[not collected: {type(exc).__name__}: {exc}]"
                 continue

@@ -51,9 +51,12 @@ def parse_rubric(text: str) -> tuple[RubricItem, ...]:
     return tuple(parsed)
 
 
+REWARD_BYTES = 1 << 20  # of a reward file the verifier reads: a number, or a small JSON object
+
+
 def _read(sandbox: Sandbox, path: str) -> str | None:
     try:
-        return sandbox.read_file(path).decode("utf-8", "replace").strip()
+        return sandbox.read_file(path, limit=REWARD_BYTES).decode("utf-8", "replace").strip()
     except FileNotFoundError:
         return None
 
