@@ -394,9 +394,12 @@ def test_cannot_read_root_only_host_files(sandbox: Sandbox, planted_secret: tupl
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="writes root-only files in the host's /etc (needs root)")
-def test_an_open_shell_cannot_read_a_root_only_file_made_or_renamed_in_after_it_started(
-    sandbox: Sandbox,
-) -> None:
+def test_an_open_shell_cannot_read_a_root_only_file_made_or_renamed_in_after_it_started() -> None:
+    """The local backend shows the host's /etc (a container shows its image's)."""
+    from res_repro.sandbox.local import LocalSandbox
+
+    sandbox = LocalSandbox(SandboxSpec())
+    sandbox.start()
     content = f"res-secret-{random.getrandbits(64):x}"
     created = Path(f"/etc/res-late-{random.getrandbits(64):x}.key")
     renamed = Path(f"/etc/res-renamed-{random.getrandbits(64):x}")
@@ -417,6 +420,7 @@ def test_an_open_shell_cannot_read_a_root_only_file_made_or_renamed_in_after_it_
         fresh = sandbox.exec(f"cat {created} {renamed} 2>&1", T)
         assert content not in seen and content not in fresh.stdout + fresh.stderr
     finally:
+        sandbox.close()
         for path in (created, renamed, staged):
             path.unlink(missing_ok=True)
 
