@@ -160,6 +160,16 @@ def test_timeout_kills_the_command_and_its_children(sandbox: Sandbox) -> None:
     assert sandbox.exec("echo alive", T).stdout == "alive\n"
 
 
+def test_a_timeout_kills_a_daemon_that_cleared_its_environment(sandbox: Sandbox) -> None:
+    """A daemon detached with ``env -i`` (no marker variable left) and double-forked dies at the timeout."""
+    command, cmdline = sleep_marker()
+    detached = f"(env -i sh -c '{command} &' &) ; sleep 600"
+    for run in (lambda: sandbox.exec(detached, 1.0), lambda: sandbox.shell().run(detached, 1.0)):
+        assert run().timed_out
+        assert wait_until_gone(cmdline) == []
+        assert count_inside(sandbox, command) == 0
+
+
 def test_close_kills_everything(make: MakeSandbox) -> None:
     sandbox = make()
     command, cmdline = sleep_marker()

@@ -48,7 +48,7 @@ from res_repro.sandbox.base import (
     ShellFraming,
     sandbox_path,
 )
-from res_repro.sandbox.docker_exec import CommandRunner, ExecStream
+from res_repro.sandbox.docker_exec import CommandRunner, ExecStream, boot_ticks
 from res_repro.sandbox.docker_images import build_environment_image, ensure_image
 from res_repro.sandbox.owner import OWNER_LABEL, current_owner
 
@@ -68,15 +68,19 @@ CAPPED_FOLDERS = {"/app": "0755", "/tmp": "1777"}  # tmpfs volumes of the config
 KILLED_EXIT_CODE = -9
 SEEDS_KEPT = 8  # images whose /app is kept in memory (a start then needs no second container)
 
-# Runs as ``sh -c KILL_TREE sh <VAR=marker> [runner]``. The roots are the processes Docker started
-# (parent 0) or that were orphaned (parent 1) whose environment holds the marker, and every process the
-# given command runner started (it runs one command at a time); the script stops them and their
-# descendants until the set no longer grows (a stopped process cannot fork), then kills them all, and
-# prints how many processes the container has left. It fails when it cannot fork. Writes no file (the
-# disk may be full) and uses only sh, tr, grep, awk and sort.
+# Runs as ``sh -c KILL_TREE sh <VAR=marker> [runner] [since]``. The roots are the processes Docker
+# started (parent 0) or that were orphaned (parent 1) whose environment holds the marker or that started
+# at or after ``since`` (clock ticks since boot: a daemon that cleared its environment with ``env -i``
+# is found by when it started), and every process the given command runner started (it runs one
+# command at a time); the script stops them and their descendants until the set no longer grows (a
+# stopped process cannot fork), then kills them all, and prints how many processes the container has
+# left. It fails when it cannot fork. Writes no file (the disk may be full) and uses only sh, tr, grep,
+# awk and sort.
 KILL_TREE = r"""
 mark="$1"
 runner="${2:--}"
+since="${3:--1}"
+self=$$  # this script is an exec started since, too
 tree() {
   for s in /proc/[0-9]*/stat; do
     read -r line < "$s" 2>/dev/null || continue
@@ -84,7 +88,8 @@ tree() {
     set -- ${line##*) }
     m=0
     case "$2" in
-      0|1) [ "$p" != 1 ] && tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "$mark" && m=1;;
+      0|1) [ "$p" != 1 ] && [ "$p" != "$self" ] && { [ "$since" -ge 0 ] && [ "${20}" -ge "$since" ] ||
+             tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "$mark"; } && m=1;;
       "$runner") m=1;;
     esac
     echo "$p $2 $m"
@@ -374,16 +379,20 @@ class DockerSandbox(Sandbox):
             )["Id"]
             return ExecStream(self.client.api, exec_id)
 
-    def kill_tree(self, marker: str, runner: str = "") -> None:
+    def kill_tree(self, marker: str, runner: str = "", since: int | None = None) -> None:
         """Kill the command whose environment carries ``marker``, its descendants and marked orphans.
 
-        With ``runner`` (a command runner's process id), every process that runner started is killed too.
+        With ``runner`` (a command runner's process id), every process that runner started is killed too;
+        with ``since`` (:func:`boot_ticks` when the command started), every orphan started since then.
 
         When the process limit is (nearly) exhausted, no precise kill is possible (the kill command may
         not even start): then every process but the supervisor and init is killed.
         """
         try:
-            left = self.run_quietly(["sh", "-c", KILL_TREE, "sh", f"{MARKER_VAR}={marker}", runner])
+            since_arg = str(since) if since is not None else "-1"
+            left = self.run_quietly(
+                ["sh", "-c", KILL_TREE, "sh", f"{MARKER_VAR}={marker}", runner, since_arg]
+            )
             exhausted = int(left.strip() or 0) >= EXHAUSTED_SHARE * self.spec.limits.pids
         except (SandboxError, ValueError):
             exhausted = True
@@ -592,6 +601,7 @@ class DockerShell(FramedShell):
         self._stream: ExecStream | None = None
         self._framing = ShellFraming("")
         self._nonce = ""
+        self._since: int | None = None  # when the running command was sent (boot_ticks)
 
     def _start(self) -> ExecStream:
         """Start the shell with a fresh marker, by which a timeout finds its tree."""
@@ -616,6 +626,7 @@ class DockerShell(FramedShell):
 
     def _send(self, command: str) -> ExecStream:
         """Hand ``command`` to the shell, restarting the shell once if it has gone away."""
+        self._since = boot_ticks()
         stream = self._stream if self._stream is not None else self._start()
         try:
             stream.send(self._input(command))
@@ -657,7 +668,7 @@ class DockerShell(FramedShell):
         if stream is not None:
             stream.close()  # first: an engine left writing output that nobody reads blocks new execs
             with suppress(SandboxError):
-                self._sandbox.kill_tree(self._nonce)
+                self._sandbox.kill_tree(self._nonce, since=self._since)
 
     def release(self) -> None:
         """Drop the connection without killing anything (the container is about to go)."""

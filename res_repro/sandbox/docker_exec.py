@@ -12,6 +12,7 @@ command at a time, so at a timeout everything it started is the command's.
 
 from __future__ import annotations
 
+import os
 import secrets
 import select
 import shlex
@@ -98,6 +99,14 @@ def runner_line(body: str, framing: ShellFraming) -> bytes:
     return f"{COMMAND_OPEN}{body}{COMMAND_CLOSE}; {ends}\n".encode()
 
 
+def boot_ticks() -> int:
+    """Now, in the clock ticks since boot that ``/proc/PID/stat`` gives a process's start in (containers
+    share the host's kernel clock), less one tick of slack."""
+    with open("/proc/uptime", encoding="ascii") as uptime:
+        seconds = float(uptime.read().split()[0])
+    return max(0, int(seconds * os.sysconf("SC_CLK_TCK")) - 1)
+
+
 @dataclass
 class RunnerResult:
     """What one command produced through the runner; ``status`` is None when no frame came."""
@@ -119,7 +128,7 @@ class CommandRunner:
     def __init__(
         self,
         attach: Callable[[list[str], str], ExecStream],
-        kill_tree: Callable[[str, str], None],
+        kill_tree: Callable[[str, str, int], None],
         marker_var: str,
     ) -> None:
         """Start the runner through ``attach``; commands carry ``marker_var`` set to their marker."""
@@ -155,6 +164,7 @@ class CommandRunner:
         for framing in self.framings.values():
             framing.begin(cap, kill_after)
         body = command_body(argv, cwd, {**env, self._marker_var: marker})
+        since = boot_ticks()
         self.stream.send(runner_line(body, self.framings[STDOUT]))
         status: dict[int, int | None] = {STDOUT: None, STDERR: None}
         timed_out = flooded = False
@@ -163,7 +173,7 @@ class CommandRunner:
                 if timed_out or flooded:  # killed, yet no frame: the runner itself is stuck
                     self.alive = False
                     break
-                self._kill_tree(marker, self.pid)
+                self._kill_tree(marker, self.pid, since)
                 timed_out, deadline = True, time.perf_counter() + DRAIN_GRACE_S
                 continue
             frames = self.stream.read(deadline - time.perf_counter())
@@ -177,7 +187,7 @@ class CommandRunner:
                     status[kind] = self.framings[kind].feed(data)
             received = sum(framing.received for framing in self.framings.values())
             if not (timed_out or flooded) and received > kill_after:
-                self._kill_tree(marker, self.pid)
+                self._kill_tree(marker, self.pid, since)
                 flooded, deadline = True, time.perf_counter() + DRAIN_GRACE_S
         return RunnerResult(status[STDOUT], self.framings[STDOUT], self.framings[STDERR], timed_out, flooded)
 
