@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages the harness needs: bubblewrap (the local sandbox), slirp4netns (outbound
-# network for a local sandbox that may use it, without the host's loopback), busybox-static (the
+# network for a local sandbox that may use it, without the host's loopback), libseccomp2 (its seccomp
+# filter, compiled through the pyseccomp bindings), busybox-static (the
 # minimal image the Docker tests build without a registry), docker-registry (the loopback registry
 # the image-pull tests push to), chromium (the browser the viewer's Playwright test drives; Playwright
 # downloads no browser of its own) and graphviz (`dot` lays out the lineage graph figures). Uses apt-get
@@ -10,6 +11,7 @@ set -euo pipefail
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v slirp4netns >/dev/null 2>&1 || missing+=(slirp4netns)
+ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || missing+=(libseccomp2)
 [ -x /bin/busybox ] || missing+=(busybox-static)
 command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
