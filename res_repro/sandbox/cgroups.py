@@ -57,23 +57,6 @@ def _own_v2_path() -> str:
     return "/"
 
 
-def _usable(base: Path) -> bool:
-    """Whether a child cgroup with a pids limit can be created under ``base``."""
-    probe = base / f"probe-{secrets.token_hex(4)}"
-    try:
-        probe.mkdir()
-    except OSError:
-        return False
-    try:
-        (probe / "pids.max").write_text("max")
-        return True
-    except OSError:
-        return False
-    finally:
-        with suppress(OSError):
-            probe.rmdir()
-
-
 def _enable_v2(base: Path, controller: str = "pids") -> bool:
     """Make sure ``base``'s children get ``controller`` (cgroup v2)."""
     control = base / "cgroup.subtree_control"
@@ -105,7 +88,7 @@ def pids_hierarchy() -> Path | None:
             continue
         with suppress(OSError):
             base.mkdir(exist_ok=True)
-        if base.is_dir() and _usable(base):
+        if base.is_dir() and _writable_child(base, "pids.max", "max"):
             return base
     return None
 
@@ -120,7 +103,7 @@ def memory_hierarchy() -> Path | None:
             base = Path(mount) / GROUP_PARENT
             with suppress(OSError):
                 base.mkdir(exist_ok=True)
-            usable = base.is_dir() and _writable_child(base, "memory.limit_in_bytes")
+            usable = base.is_dir() and _writable_child(base, "memory.limit_in_bytes", "-1")
             if usable:
                 return base
         elif (
@@ -134,15 +117,15 @@ def memory_hierarchy() -> Path | None:
     return None
 
 
-def _writable_child(base: Path, limit_file: str) -> bool:
-    """Whether a child cgroup of ``base`` with ``limit_file`` written can be made."""
+def _writable_child(base: Path, limit_file: str, value: str) -> bool:
+    """Whether a child cgroup of ``base`` can be made and ``value`` written to its ``limit_file``."""
     probe = base / f"probe-{secrets.token_hex(4)}"
     try:
         probe.mkdir()
     except OSError:
         return False
     try:
-        (probe / limit_file).write_text("max" if limit_file == "memory.max" else "-1")
+        (probe / limit_file).write_text(value)
         return True
     except OSError:
         return False
