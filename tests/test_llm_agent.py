@@ -115,6 +115,20 @@ def tool_task(tmp_path: Path) -> Task:
     return load_tool_task(make_tool_task(tmp_path / "tasks"))
 
 
+def evaluate_with_retries(
+    requests: list[EpisodeRequest], agent: LLMAgent, store: EpisodeStore
+) -> list[EpisodeRecord]:
+    """``requests`` run by ``agent`` through the runner, an infrastructure failure retried twice."""
+    return evaluate(
+        requests,
+        agents={"fake": agent},
+        backend="local",
+        store=store,
+        max_infra_retries=2,
+        show_progress=False,
+    )
+
+
 def run(task: Task, agent: LLMAgent, episode_id: str = "episode") -> EpisodeRecord:
     """One episode in the local sandbox backend."""
     return run_episode(task, agent, backend="local", episode_id=episode_id)
@@ -322,14 +336,7 @@ def test_a_provider_that_keeps_failing_is_an_infrastructure_failure(
     server.load([], after=SERVER_ERROR)
     store = EpisodeStore(tmp_path / "store")
     requests = [EpisodeRequest(tool_task, "fake")]
-    [failed] = evaluate(
-        requests,
-        agents={"fake": agent},
-        backend="local",
-        store=store,
-        max_infra_retries=2,
-        show_progress=False,
-    )
+    [failed] = evaluate_with_retries(requests, agent, store)
     assert failed.stop_reason == "provider_error"
     assert failed.grade is None
     assert len(server.requests) == (2 + 1) * MAX_ATTEMPTS
@@ -571,25 +578,11 @@ def test_a_deterministic_400_is_asked_once_and_retries_are_counted_over_every_ru
     requests = [EpisodeRequest(tool_task, "fake")]
     server.load([], after=Fault(FaultKind.BAD_REQUEST, message="invalid request: unknown field"))
     store = EpisodeStore(tmp_path / "store")
-    [refused] = evaluate(
-        requests,
-        agents={"fake": agent},
-        backend="local",
-        store=store,
-        max_infra_retries=2,
-        show_progress=False,
-    )
+    [refused] = evaluate_with_retries(requests, agent, store)
     assert (refused.stop_reason, len(server.requests)) == ("provider_error", 1)  # no retry can change a 400
 
     server.load([], after=SERVER_ERROR)
-    [down] = evaluate(
-        requests,
-        agents={"fake": agent},
-        backend="local",
-        store=store,
-        max_infra_retries=2,
-        show_progress=False,
-    )
+    [down] = evaluate_with_retries(requests, agent, store)
     assert len(server.requests) == 3 * MAX_ATTEMPTS
     assert (down.accounting["retries"], down.accounting["episode_runs"]) == (3 * (MAX_ATTEMPTS - 1), 3)
     assert down.accounting["model_seconds"] > 0

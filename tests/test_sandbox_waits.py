@@ -13,14 +13,16 @@ import pytest
 
 from res_repro.sandbox import cgroups
 from res_repro.sandbox.base import SandboxSpec
-from res_repro.sandbox.local import LocalSandbox, unreadable_entries
+from res_repro.sandbox.local import LocalSandbox, copy_public, unreadable_entries
 from res_repro.sandbox.watch import FolderWatch
 
 
 def test_watch_reports_nothing_until_a_watched_folder_changes(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
+    copy = tmp_path.parent / f"{tmp_path.name}-copy"  # outside the watched folders
+    copy.mkdir()
     watch = FolderWatch()
-    unreadable_entries(str(tmp_path), watch)
+    copy_public(str(tmp_path), copy, watch)
     try:
         assert not watch.changed()
         (tmp_path / "elsewhere.txt").touch()  # the top folder is watched

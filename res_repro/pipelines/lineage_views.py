@@ -75,9 +75,10 @@ def incomplete_note(lineages: Sequence[LineageResult]) -> str | None:
 def proposer_totals(lineages: Sequence[LineageResult]) -> dict[str, float]:
     """Every proposer call the lineages cost, accepted or not: summed over the accepted children's costs
     and the costs of the depths where none was accepted, with the accepted children counted."""
-    costs = [*child_costs(lineages), *(lineage.unaccepted.get("proposer", {}) for lineage in lineages)]
+    accepted = child_costs(lineages)
+    costs = [*accepted, *(lineage.unaccepted.get("proposer", {}) for lineage in lineages)]
     totals = {key: float(sum(cost.get(key, 0) for cost in costs)) for key in COST_KEYS}
-    totals["accepted_children"] = float(len(child_costs(lineages)))
+    totals["accepted_children"] = float(len(accepted))
     return totals
 
 

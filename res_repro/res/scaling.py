@@ -250,6 +250,7 @@ class Scaler:
         )
         if invalid is not None:  # no child could pass reference_passes: say so rather than try
             self._keep_rejection(base, depth, 0, Proposal((), "invalid seed"), [invalid])
+            self._keep_unaccepted(base, depth, key, ProposerCost(), invalid.detail)
             return None
         cost = ProposerCost()
         try:
@@ -454,9 +455,9 @@ class Scaler:
                 log.warning("%s depth %d: %s (the next run tries again)", task.task_id, depth, exc)
                 spent = self.store.unaccepted(task.task_id, self.growth_key(base, depth)) or {}
                 return LineageResult(task.task_id, nodes, PROPOSER_FAILED, str(exc), spent)
-            if child is None:
-                why = no_child_reason(self.store, base, depth)
+            if child is None:  # grow kept why, with what proposing cost
                 spent = self.store.unaccepted(task.task_id, self.growth_key(base, depth)) or {}
+                why = spent.get("why") or no_child_reason(self.store, base, depth)
                 return LineageResult(task.task_id, nodes, "no_valid_child", why, spent)
             nodes.append(child)
             try:

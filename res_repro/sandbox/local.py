@@ -204,19 +204,16 @@ def system_mount_args() -> list[str]:
     return args
 
 
-def unreadable_entries(top: str, watch: FolderWatch | None = None) -> list[str]:
+def unreadable_entries(top: str) -> list[str]:
     """Entries below the host folder ``top`` that not everyone may read: regular files without the
     world-read bit and folders without world read and search (whose contents are then not listed).
 
-    Symlinks are skipped: one that points at such a file reaches the mask over it. Each folder walked is
-    added to ``watch`` before it is listed, so a change during the scan is not missed.
+    Symlinks are skipped: one that points at such a file reaches the mask over it.
     """
     found: list[str] = []
     pending = [top]
     while pending:
         folder = pending.pop()
-        if watch is not None:
-            watch.add(folder)
         try:
             with os.scandir(folder) as listing:
                 entries = list(listing)
