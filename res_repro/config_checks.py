@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from hydra.errors import HydraException, MissingConfigException, OverrideParseException
@@ -221,7 +222,7 @@ PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # a name that is one fo
 
 def path_problems(cfg: DictConfig) -> list[str]:
     """The values that become folders and would put a run's files outside its root: ``task_name`` (a run
-    folder's name) must be a plain name, ``paths.root_dir`` must be given."""
+    folder's name) must be a plain name, ``paths.root_dir`` must be given and not be a file."""
     problems = []
     task_name = cfg.get("task_name")
     if isinstance(task_name, str) and not PLAIN_NAME.fullmatch(task_name):
@@ -234,6 +235,8 @@ def path_problems(cfg: DictConfig) -> list[str]:
         problems.append(
             "paths.root_dir='': expected the folder runs and caches live in (empty is the filesystem root)"
         )
+    elif isinstance(root, str) and Path(root).exists() and not Path(root).is_dir():
+        problems.append(f"paths.root_dir={root!r}: a file; expected the folder runs and caches live in")
     return problems
 
 

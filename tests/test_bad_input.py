@@ -112,6 +112,23 @@ CASES = [
     Case("unknown stopping rule", ("scaling.stop_on=nosuch",), r"stop_on.*nosuch"),
     Case("unknown proposer kind", ("scaling.proposer.kind=nosuch",), r"proposer.*nosuch"),
     Case("missing API key", ("models=api", "agents=[gpt_5_6_sol]"), r"OPENAI_API_KEY"),
+    Case(
+        "several missing API keys, each named",
+        ("models=paper",),
+        r"DEEPSEEK_API_KEY \(deepseek_v4_1_flash\), OPENAI_API_KEY \(gpt_5_6_sol\), ANTHROPIC_API_KEY",
+    ),
+    Case("threshold that is not a number", ("metrics.threshold=abc",), r"metrics\.threshold=abc.*Float"),
+    Case("whole number given a fraction", ("seed=1.5",), r"seed=1\.5.*Integer"),
+    Case("agent list given one name", ("agents=oracle",), r"agents=oracle.*not a ListConfig"),
+    Case("unknown executor", ("executor=nosuch",), r"executor/nosuch.*expected one of local, ray"),
+    Case("zero proposer turns", ("scaling.proposer.max_turns=0",), r"scaling\.proposer\.max_turns=0"),
+    Case("zero proposer token budget", ("scaling.proposer.token_budget=0",), r"token_budget=0: expected"),
+    Case(
+        "zero model concurrency",
+        ("models=paper", "models.gpt_5_6_sol.max_concurrency=0"),
+        r"max_concurrency=0",
+    ),
+    Case("zero sandbox concurrency", ("sandbox.max_concurrency=0",), r"sandbox\.max_concurrency=0"),
     Case("missing dataset folder", ("benchmark=harbor_dataset", "benchmark.path={tmp}/nowhere"), r"nowhere"),
     Case("dataset path left unset", ("benchmark=harbor_dataset",), r"benchmark\.path"),
     Case(
@@ -132,6 +149,17 @@ CASES = [
         "unknown subcommand option", ("validate", "{good}", "--nosuch"), r"unrecognized arguments: --nosuch"
     ),
     Case("view on a port that is not a number", ("view", "--port", "abc"), r"--port.*abc"),
+    Case("view of a missing folder", ("view", "{tmp}/nowhere"), r"nowhere: not a folder"),
+    Case(
+        "export-sft of a file that is not JSON lines",
+        ("export-sft", "{bad-jsonl}", "{tmp}/out.jsonl"),
+        r"garbage\.jsonl: line 2 is not an episode record \(JSONDecodeError\)",
+    ),
+    Case(
+        "export-sft of a file that is not UTF-8",
+        ("export-sft", "{bad-bytes-jsonl}", "{tmp}/out.jsonl"),
+        r"bytes\.jsonl: line 1 is not an episode record \(UnicodeDecodeError\)",
+    ),
     Case(
         "export-sft of a missing file", ("export-sft", "{tmp}/none.jsonl", "{tmp}/out.jsonl"), r"none\.jsonl"
     ),
@@ -150,6 +178,23 @@ CASES = [
         "task.yaml that is a YAML bomb", ("validate", "{bad-bomb}"), r"task\.yaml.*aliases expand it past", 1
     ),
     Case("task.toml that is not TOML", ("validate", "{bad-toml}"), r"task\.toml", 1),
+    Case("task.yaml that is a list", ("validate", "{bad-list}"), r"task\.yaml: expected a mapping", 1),
+    Case("task.yaml that is not UTF-8", ("validate", "{bad-yaml-bytes}"), r"task\.yaml: not UTF-8 text", 1),
+    Case("grader that is not UTF-8", ("validate", "{bad-grader-bytes}"), r"grader\.py: cannot be read", 1),
+    Case(
+        "instruction that is not UTF-8",
+        ("validate", "{bad-instruction-bytes}"),
+        r"instruction\.md: not UTF-8",
+        1,
+    ),
+    Case("instruction missing", ("validate", "{bad-no-instruction}"), r"instruction\.md: missing", 1),
+    Case("verifier script missing", ("validate", "{bad-no-tests}"), r"test\.sh: missing", 1),
+    Case(
+        "negative verifier timeout",
+        ("validate", "{bad-timeout}"),
+        r"task\.toml: field 'verifier\.timeout_sec': input should be greater than 0",
+        1,
+    ),
     Case("folder with no task", ("validate", "{bad-empty}"), r"bad-empty: holds no task directory"),
     Case(
         "instruction linked out of the task",
@@ -160,6 +205,7 @@ CASES = [
     # values that become folders
     Case("task name that is a path", ("task_name=../..",), r"task_name='\.\./\.\.': expected a plain name"),
     Case("empty root folder", ("paths.root_dir=",), r"paths\.root_dir='': expected the folder"),
+    Case("root folder that is a file", ("paths.root_dir={a-file}",), r"paths\.root_dir='.*a-file': a file"),
     Case(
         "malformed task in a run",
         ("benchmark=harbor_dataset", "benchmark.path={bad-grader-dir}"),
@@ -179,6 +225,9 @@ def _malformed(root: Path) -> dict[str, str]:
         "bad-solve": lambda t: (t / "solution" / "solve.py").write_text("def solve(call):\n  return (\n"),
         "bad-yaml": lambda t: (t / "task.yaml").write_text("task_id: [unclosed\n"),
         "bad-field": lambda t: (t / "task.yaml").write_text("task_id: x\n"),
+        "bad-list": lambda t: (t / "task.yaml").write_text("- task_id\n- prompt\n"),
+        "bad-yaml-bytes": lambda t: (t / "task.yaml").write_bytes(b"task_id: \xff\xfe\n"),
+        "bad-grader-bytes": lambda t: (t / "grader.py").write_bytes(b"\xff\xfe"),
         "bad-bomb": lambda t: (t / "task.yaml").write_text(
             "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
             + "".join(
@@ -197,6 +246,22 @@ def _malformed(root: Path) -> dict[str, str]:
     (linked / "instruction.md").symlink_to("/proc/self/environ")
     places["bad-link"] = str(linked)
     places["bad-toml"] = str(make_task(root / "toml", toml="[task\nname = 1\n"))
+    places["bad-timeout"] = str(
+        make_task(root / "timeout", toml='[task]\nname = "t"\n[verifier]\ntimeout_sec = -5\n')
+    )
+    for name, damage in {
+        "bad-instruction-bytes": lambda t: (t / "instruction.md").write_bytes(b"\xff\xfe Write done.\n"),
+        "bad-no-instruction": lambda t: (t / "instruction.md").unlink(),
+        "bad-no-tests": lambda t: (t / "tests" / "test.sh").unlink(),
+    }.items():
+        damage(task := make_task(root / name))
+        places[name] = str(task)
+    (root / "garbage.jsonl").write_text("\n{not json\n")
+    places["bad-jsonl"] = str(root / "garbage.jsonl")
+    (root / "bytes.jsonl").write_bytes(b"\xff\xfe{}\n")
+    places["bad-bytes-jsonl"] = str(root / "bytes.jsonl")
+    (root / "a-file").write_text("")
+    places["a-file"] = str(root / "a-file")
     (root / "bad-empty").mkdir()
     places["bad-empty"] = str(root / "bad-empty")
     return places
@@ -221,6 +286,7 @@ def test_bad_input_gives_one_line_and_a_non_zero_exit(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
     places = _malformed(tmp_path / "tasks")
     status, out, err = run_in_process(_argv(case, tmp_path, places), capsys)
     assert "Traceback" not in out + err, err
@@ -233,3 +299,4 @@ def test_bad_input_gives_one_line_and_a_non_zero_exit(
     assert len(lines) == 1, out + err
     assert re.search(case.says, lines[0]), lines[0]
     assert not any((tmp_path / ".cache" / store).exists() for store in ("episodes", "lineages"))  # no work
+    assert not list(tmp_path.glob("out*")), "an output file was written"

@@ -9,13 +9,13 @@ from typing import Any
 from res_repro.agents.base import Agent
 from res_repro.agents.explorer import EXPLORERS, ExplorerAgent
 from res_repro.agents.llm_agent import LLMAgent
-from res_repro.agents.providers import make_provider
+from res_repro.agents.providers import make_provider, missing_keys
 from res_repro.agents.providers.base import Generation
 from res_repro.agents.reference import NopAgent, OracleAgent
 from res_repro.agents.response_cache import ResponseCache
 from res_repro.agents.retry import RetryPolicy
 from res_repro.env.outcome import AgentOutcome, StopReason
-from res_repro.errors import UserInputError
+from res_repro.errors import MissingKeyError, UserInputError
 
 SCRIPTED_AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (OracleAgent, NopAgent, *EXPLORERS)}
 
@@ -101,6 +101,11 @@ def build_agents(
     turns (its tier's budget capped at ``max_turns``) and time alike. The reference agents (oracle, nop)
     validate tasks and take no limits."""
     models = models or {}
+    unset = missing_keys(
+        {name: models[name] for name in names if name not in SCRIPTED_AGENTS and name in models}
+    )
+    if unset:
+        raise MissingKeyError(f"agents: API keys missing from the environment: {', '.join(unset)}")
     agents: dict[str, Agent] = {}
     for name in names:
         if name in SCRIPTED_AGENTS:

@@ -15,6 +15,7 @@ from res_repro.env.grade import Grade
 from res_repro.env.outcome import StopReason
 from res_repro.env.services import ServiceError
 from res_repro.env.task import Task
+from res_repro.errors import UserInputError
 from res_repro.sandbox import SandboxBackend, SandboxError, backend_name
 from res_repro.storage import record_fields
 
@@ -97,11 +98,20 @@ class EpisodeRecord:
 
 
 def read_episodes(path: Path) -> Iterator[EpisodeRecord]:
-    """Episode records from an ``episodes.jsonl`` file."""
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                yield EpisodeRecord.from_dict(json.loads(line))
+    """Episode records from an ``episodes.jsonl`` file; a line that is not one is a
+    :class:`UserInputError` naming the file and the line."""
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = EpisodeRecord.from_dict(json.loads(line.decode("utf-8")))
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:  # UnicodeDecodeError included
+                raise UserInputError(
+                    f"{path}: line {number} is not an episode record ({type(exc).__name__}); expected the "
+                    "episodes.jsonl a run writes, one JSON record per line"
+                ) from None
+            yield record
 
 
 def infrastructure_failures(records: Iterable[EpisodeRecord]) -> dict[str, int]:

@@ -27,6 +27,7 @@ from jsonschema import Draft202012Validator
 
 from res_repro.evaluation.episode import EpisodeRecord
 from res_repro.evaluation.metrics import MetricSettings, succeeded
+from res_repro.storage import write_bytes_atomic
 
 SCHEMA_FILE = Path(__file__).with_name("chat_schema.json")
 MESSAGE_KEYS = {
@@ -160,22 +161,26 @@ def export_chat_jsonl(
     settings: MetricSettings,
 ) -> ExportReport:
     """Write the examples (see :func:`skip_reason`) as chat JSONL, each checked against the schema, and
-    their metadata to :func:`metadata_path`; report what was written and why the rest was not."""
+    their metadata to :func:`metadata_path` (neither when no example is kept); report what was written and
+    why the rest was not."""
     from res_repro.agents.llm_agent import SUBMIT
 
-    out.parent.mkdir(parents=True, exist_ok=True)
     report = ExportReport()
-    with out.open("w", encoding="utf-8") as handle, metadata_path(out).open("w", encoding="utf-8") as side:
-        for record in records:
-            reason = skip_reason(
-                record, only_passed=only_passed, include_scripted=include_scripted, settings=settings
-            )
-            if reason is not None:
-                report.skipped[reason] += 1
-                continue
-            example = chat_record(record, SUBMIT.to_dict())
-            chat_validator().validate(example)
-            handle.write(json.dumps(example, ensure_ascii=False) + "\n")
-            side.write(json.dumps(record_metadata(record, settings), ensure_ascii=False) + "\n")
-            report.written += 1
+    examples: list[str] = []
+    metadata: list[str] = []
+    for record in records:
+        reason = skip_reason(
+            record, only_passed=only_passed, include_scripted=include_scripted, settings=settings
+        )
+        if reason is not None:
+            report.skipped[reason] += 1
+            continue
+        example = chat_record(record, SUBMIT.to_dict())
+        chat_validator().validate(example)
+        examples.append(json.dumps(example, ensure_ascii=False) + "\n")
+        metadata.append(json.dumps(record_metadata(record, settings), ensure_ascii=False) + "\n")
+        report.written += 1
+    if examples:  # both files at once, after every record was read: a bad input leaves neither
+        write_bytes_atomic(out, "".join(examples).encode())
+        write_bytes_atomic(metadata_path(out), "".join(metadata).encode())
     return report

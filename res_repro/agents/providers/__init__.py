@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Mapping
+from typing import Any
 
 from res_repro.agents.providers.base import (
     ContextLengthError,
@@ -34,6 +36,15 @@ def api_key(model: str, variable: str | None) -> str:
     if not value:
         raise MissingKeyError(f"model {model!r} needs its API key in the environment variable {variable}")
     return value
+
+
+def missing_keys(models: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """``VARIABLE (model)`` for each model of ``models`` (by name) whose key variable is unset, in order."""
+    return [
+        f"{variable} ({name})"
+        for name, model in models.items()
+        if (variable := model.get("api_key_env")) and not os.environ.get(variable)
+    ]
 
 
 def make_provider(

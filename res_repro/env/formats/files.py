@@ -144,6 +144,8 @@ def read_yaml_mapping(path: Path, needed_by: str) -> dict[str, Any]:
         raise TaskFormatError(path, None, f"missing; {needed_by}") from None
     except yaml.YAMLError as exc:
         raise TaskFormatError(path, None, f"not valid YAML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise TaskFormatError(path, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if not isinstance(raw, dict):
         raise TaskFormatError(path, None, "expected a mapping at the top level")
     return raw

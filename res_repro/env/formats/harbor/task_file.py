@@ -95,7 +95,12 @@ def load_task(task_dir: Path | str, benchmark: str = "harbor") -> Task:
     instruction_path = root / INSTRUCTION_FILE
     if not instruction_path.is_file():
         raise TaskFormatError(instruction_path, None, "missing; every task needs its instruction")
-    instruction = instruction_path.read_text(encoding="utf-8").strip()
+    try:
+        instruction = instruction_path.read_text(encoding="utf-8").strip()
+    except UnicodeDecodeError as exc:
+        raise TaskFormatError(
+            instruction_path, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     if not instruction:
         raise TaskFormatError(instruction_path, None, "empty; expected the task's instruction")
     if not (root / TEST_SCRIPT).is_file():

@@ -125,7 +125,7 @@ def _read_json(path: Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise TaskFormatError(path, None, MISSING_FIXTURES) from None
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:  # not JSON, or not UTF-8 text
         raise TaskFormatError(path, None, f"not valid JSON: {exc}") from None
 
 
