@@ -96,7 +96,7 @@ def read_json_record(path: Path, parse: Callable[[Any], T], quarantined: Path | 
     try:
         return parse(json.loads(path.read_text(encoding="utf-8")))
     except DAMAGED_RECORD as exc:
-        quarantine(quarantined or path, f"damaged ({type(exc).__name__}: {_first_line(exc)})")
+        quarantine(quarantined or path, f"damaged ({type(exc).__name__}: {first_line(exc)})")
         return None
 
 
@@ -117,5 +117,6 @@ def sqlite_damage(path: Path) -> str | None:
     return None if rows == [("ok",)] else f"SQLite integrity check failed ({rows[0][0]})"
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """The first line of an error's message, cut at 120 characters (for one-line reports)."""
     return (str(exc).splitlines() or [""])[0][:120]

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import subprocess
+from contextlib import closing
 from pathlib import Path
+from unittest.mock import patch
 
 import mlflow
 import pytest
@@ -21,7 +24,8 @@ from res_repro.env.errors import TaskFormatError
 from res_repro.evaluation.store import EpisodeStore
 from res_repro.res.lineage import MANIFEST, LineageStore
 from res_repro.storage import CORRUPT
-from res_repro.tracking import tracked_run
+from res_repro.tracking import pending_dir, tracked_run
+from res_repro.tracking.processes import process_identity
 
 
 def _quarantined(folder: Path, name: str) -> list[Path]:
@@ -90,6 +94,17 @@ def test_a_truncated_manifest_moves_its_node_aside_and_a_rerun_rebuilds_it(
     assert len(listed) == len(first.nodes)
 
 
+def test_a_node_folder_without_its_manifest_is_moved_aside_and_rebuilt(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    first = _scale(tmp_path, depth_cap=1)
+    node = first.last
+    (node.path / MANIFEST).unlink()  # as a copy cut short, or a hand's rm, leaves it
+    again = _scale(tmp_path, depth_cap=1)
+    assert again.last.manifest.node_id == node.manifest.node_id and (node.path / MANIFEST).is_file()
+    assert _quarantined(node.path.parent, node.path.name) and len(_warned(caplog, node.path)) == 1
+
+
 def test_a_manifest_without_an_identity_hash_is_rebuilt(tmp_path: Path) -> None:
     first = _scale(tmp_path, depth_cap=1)
     node = first.last
@@ -156,6 +171,73 @@ def test_a_damaged_mlflow_database_is_moved_aside_and_the_run_is_recorded(
     client = mlflow.tracking.MlflowClient(tracking_uri=uri)
     [run] = client.search_runs([client.get_experiment_by_name("e").experiment_id])
     assert run.data.metrics["m"] == 1.0
+
+
+def _tracked(tmp_path: Path, metric: float) -> str:
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    with tracked_run(
+        enabled=True,
+        uri=uri,
+        experiment="e",
+        run_name="r",
+        params={},
+        tags={},
+        artifact_root=str(tmp_path / "a"),
+    ) as tracker:
+        tracker.log_metrics({"m": metric})
+    return uri
+
+
+def _metrics(uri: str) -> list[float]:
+    client = mlflow.tracking.MlflowClient(tracking_uri=uri)
+    return sorted(
+        r.data.metrics["m"] for r in client.search_runs([client.get_experiment_by_name("e").experiment_id])
+    )
+
+
+@pytest.mark.parametrize("wrong", ["a folder", "another program's database"])
+def test_an_mlflow_database_that_is_not_one_is_moved_aside_and_the_run_is_recorded(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, wrong: str
+) -> None:
+    database = tmp_path / "mlflow.db"
+    if wrong == "a folder":
+        database.mkdir()
+    else:
+        with closing(sqlite3.connect(database)) as connection:
+            connection.execute("CREATE TABLE experiments (x)")  # a name MLflow's migration collides with
+            connection.commit()
+    assert _metrics(_tracked(tmp_path, 1.0)) == [1.0]
+    assert _quarantined(tmp_path, "mlflow.db") and len(_warned(caplog, database)) == 1
+
+
+def test_garbage_among_the_pending_records_is_moved_aside_and_the_rest_written(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    pending = pending_dir(f"sqlite:///{tmp_path / 'mlflow.db'}", None)
+    pending.mkdir(parents=True)
+    (pending / "garbage.json").write_text("not a record")
+    (pending / "other.json").write_text(json.dumps({"record_id": "x"}))  # a record of another shape
+    assert _metrics(_tracked(tmp_path, 2.0)) == [2.0]
+    assert len(_quarantined(pending, "garbage.json")) == len(_quarantined(pending, "other.json")) == 1
+    assert len(_warned(caplog, pending / "garbage.json")) == 1
+
+
+def test_a_record_claimed_by_a_writer_that_died_is_written_by_the_next_run(tmp_path: Path) -> None:
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    with (
+        patch("res_repro.tracking.store._write_alone", side_effect=KeyboardInterrupt),
+        pytest.raises(KeyboardInterrupt),
+    ):
+        _tracked(tmp_path, 3.0)  # claimed, then the writer stops before writing it
+    [claimed] = pending_dir(uri, None).glob("*.claimed")
+    writer = subprocess.Popen(["sleep", "30"])  # stands for the writer: its identity, then its end
+    identity = process_identity(writer.pid)
+    writer.kill()
+    writer.wait()
+    record_id, _, claim = claimed.name.removesuffix(".claimed").partition(".")
+    host = claim.rpartition("~")[0]
+    claimed.rename(claimed.with_name(f"{record_id}.{host}~{identity.replace(':', '-')}.claimed"))
+    assert _metrics(_tracked(tmp_path, 4.0)) == [3.0, 4.0]
 
 
 @pytest.mark.slow

@@ -133,6 +133,8 @@ class LineageStore:
         path = self.node_path(seed_task_id, nid)
         manifest_path = path / MANIFEST
         if not manifest_path.is_file():
+            if path.is_dir():  # nodes are published whole (see save): a folder without one is damage
+                quarantine(path, f"no {MANIFEST} (a damaged node)")
             return None
         read = read_json_record(
             manifest_path, lambda data: (data, Manifest.from_dict(data)), quarantined=path
@@ -182,6 +184,8 @@ class LineageStore:
         write_json_atomic(staging / MANIFEST, manifest.to_dict())
         final = self.node_path(manifest.seed_task_id, manifest.node_id)
         final.parent.mkdir(parents=True, exist_ok=True)
+        if final.is_dir() and not (final / MANIFEST).is_file():
+            quarantine(final, f"no {MANIFEST} (a damaged node)")
         try:
             os.rename(staging, final)
         except OSError:

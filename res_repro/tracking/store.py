@@ -19,13 +19,14 @@ import socket
 import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from contextlib import closing
+from contextlib import closing, suppress
 from pathlib import Path
 from typing import Any
 
 from filelock import FileLock
 
-from res_repro.storage import quarantine, sqlite_damage
+from res_repro.errors import UserInputError
+from res_repro.storage import first_line, quarantine, sqlite_damage
 from res_repro.tracking.multirun import PARENT_RUN_FILE
 from res_repro.tracking.processes import has_ended, this_process
 from res_repro.tracking.record import FAILED, FINISHED, RUNNING, RunRecord, pending_dir
@@ -35,6 +36,9 @@ HOST_TAG, PROCESS_TAG, CONTENT_TAG = "host", "process", "content_hash"
 # MLflow's INFO lines about creating the store's tables and flushing traces at exit
 QUIET_LOGGERS = ("mlflow.store.db.utils", "mlflow.tracing.export.async_export_queue", "alembic")
 COMPANIONS = (".n", ".ci_low", ".ci_high")  # what a metric's estimate adds beside it (RateEstimate)
+CLAIM = ".claimed"  # a pending record taken by a writer: <record id>.<host>~<pid-start>.claimed
+CLAIMER = "~"
+log = logging.getLogger(__name__)
 # params and tags that differ between identical runs (the run folder's time, the config's hash over it)
 VOLATILE_PARAMS, VOLATILE_TAGS = ("paths.output_dir",), ("config_hash",)
 # the invocation's record and the pages drawn from the hashed files, both naming the run folder
@@ -126,14 +130,45 @@ def use_experiment(uri: str, experiment: str, artifact_root: str | None) -> str:
         lock_path = Path(f"{database}.lock")
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(str(lock_path)):
-            damage = sqlite_damage(database)
-            if damage is not None:
-                quarantine(database, damage)
-            experiment_id = _ensure_experiment(experiment, artifact_root)
+            experiment_id = _ensure_in_sqlite(database, experiment, artifact_root)
     else:
         experiment_id = _ensure_experiment(experiment, artifact_root)
     fail_stale_runs(experiment_id, uri)
     return experiment_id
+
+
+def _ensure_in_sqlite(database: Path, experiment: str, artifact_root: str | None) -> str:
+    """:func:`_ensure_experiment` in the SQLite store at ``database``. One that is damaged, is not a file,
+    or is another program's database (tables, but not MLflow's) is moved aside with one line and the
+    store started afresh; one MLflow still cannot use is a :class:`UserInputError` naming it."""
+    damage = "not a file" if database.exists() and not database.is_file() else sqlite_damage(database)
+    damage = damage or _foreign_schema(database)
+    if damage is not None:
+        quarantine(database, damage)
+    try:
+        return _ensure_experiment(experiment, artifact_root)
+    except Exception as exc:  # MLflow's and SQLAlchemy's errors have no common base
+        raise UserInputError(
+            f"{database}: MLflow cannot use this database ({first_line(exc)}); move it aside or point "
+            "paths.mlflow_db elsewhere"
+        ) from None
+
+
+def _foreign_schema(database: Path) -> str | None:
+    """Why the SQLite database at ``database`` is not MLflow's (tables, none of them MLflow's schema
+    version), or None (MLflow's, empty or absent)."""
+    if not database.is_file():
+        return None
+    with closing(sqlite3.connect(database)) as connection:
+        try:
+            tables = {
+                row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+        except sqlite3.DatabaseError:
+            return None  # busy: left to MLflow
+    if tables and "alembic_version" not in tables:
+        return f"another program's database (tables {', '.join(sorted(tables)[:3])}), not MLflow's"
+    return None
 
 
 def process_tags() -> dict[str, str]:
@@ -164,7 +199,7 @@ def _claim(paths: Iterable[Path]) -> list[RunRecord]:
     """Take the records at ``paths`` for this process (a rename: two writers never write one record)."""
     claimed = []
     for path in paths:
-        mine = path.with_suffix(f".{this_process().replace(':', '-')}.claimed")
+        mine = path.with_suffix(f".{socket.gethostname()}{CLAIMER}{this_process().replace(':', '-')}{CLAIM}")
         try:
             path.rename(mine)
         except FileNotFoundError:
@@ -246,15 +281,32 @@ def _write_alone(record: RunRecord) -> tuple[str, str | None]:
     return run_id, experiment_id
 
 
+def _release_abandoned(folder: Path) -> None:
+    """Put back the records that a writer on this host claimed and died before writing (killed, or its
+    store refused it), so the next writer takes them: a finished run is never lost with its writer."""
+    for path in folder.glob(f"*{CLAIM}"):
+        record_id, _, claim = path.name.removesuffix(CLAIM).partition(".")
+        host, _, writer = claim.rpartition(CLAIMER)
+        if host == socket.gethostname() and has_ended(writer.replace("-", ":", 1)):
+            with suppress(FileNotFoundError):
+                path.rename(path.with_name(f"{record_id}.json"))
+                log.warning("%s: its writer ended before writing it; queued again", path.name)
+
+
 def _pending(uri: str, artifact_root: str | None) -> list[tuple[Path, RunRecord]]:
-    """The waiting records with their files (one taken by another writer meanwhile is left out)."""
+    """The waiting records with their files (one taken by another writer meanwhile is left out); records
+    an ended writer had claimed are put back first."""
     folder = pending_dir(uri, artifact_root)
+    if folder.is_dir():
+        _release_abandoned(folder)
     found = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
             found.append((path, RunRecord.load(path)))
         except FileNotFoundError:
             continue
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # not a record this code wrote
+            quarantine(path, f"not a pending run record ({type(exc).__name__}: {first_line(exc)})")
     return found
 
 
