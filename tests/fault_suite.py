@@ -55,6 +55,29 @@ ESCAPE_TESTS = [
         "test_paths_outside_the_transfer_folders_are_refused",
     ),
     ("read API keys from the environment", "test_environment_comes_from_spec_and_call_only"),
+    (
+        "reach a service on the host's loopback with network allowed",
+        "test_a_sandbox_with_network_cannot_reach_a_service_on_the_hosts_loopback",
+    ),
+    ("make system calls a seccomp filter refuses (no filter in force)", "test_a_seccomp_filter_is_in_force"),
+]
+# (name, test) of escape attempts on one backend only: the local backend shares the host's kernel view
+# (its /etc, loopback, keyring and memory), which a container never sees
+LOCAL_ESCAPES = [
+    (
+        "read a root-only file made or renamed into /etc after the agent's shell started",
+        "test_an_open_shell_cannot_read_a_root_only_file_made_or_renamed_in_after_it_started",
+    ),
+    (
+        "reach the host's loopback, the NAT gateway or an abstract socket with network allowed",
+        "test_a_local_sandbox_with_network_cannot_reach_the_hosts_loopback_or_abstract_sockets",
+    ),
+    ("read the kernel keyring (keyctl)", "test_the_local_sandbox_refuses_the_kernel_keyring_as_docker_does"),
+    ("exhaust the host's inodes from the workspace", "test_the_local_workspace_caps_its_file_count"),
+    (
+        "hold memory past the limit in many processes, memfds and shared memory",
+        "test_the_local_sandbox_holds_its_memory_together_shared_memory_included",
+    ),
 ]
 CAPS = [
     ("fill /dev/shm beyond the workspace cap", "test_shared_memory_is_capped"),
@@ -68,6 +91,11 @@ def _escapes(backend: str) -> list[SuiteCase]:
         SuiteCase("escape", name, BLOCKED, (f"{CONTRACT}::{test}[{backend}]",), backend)
         for name, test in ESCAPE_TESTS
         if backend == "local" or test not in LOCAL_ONLY
+    ]
+    cases += [
+        SuiteCase("escape", name, BLOCKED, (f"{CONTRACT}::{test}",), backend)
+        for name, test in LOCAL_ESCAPES
+        if backend == "local"
     ]
     cases += [
         SuiteCase(
@@ -206,6 +234,93 @@ FAULT_CASES = [
         (
             "tests/test_stale_cleanup.py",
             "tests/test_claw_kill.py",
+        ),
+    ),
+    SuiteCase(
+        "fault",
+        "a sandbox that cannot set itself up (a masked host file vanishing)",
+        "an infrastructure error: retried, never scored or cached as the command's exit",
+        (
+            f"{FAULTS}::test_a_sandbox_that_cannot_start_a_command_is_an_infrastructure_error_never_its_result",
+        ),
+    ),
+    SuiteCase(
+        "fault",
+        "a daemon that clears its environment and outlives its command's timeout",
+        "killed with the command's process tree",
+        (f"{CONTRACT}::test_a_timeout_kills_a_daemon_that_cleared_its_environment",),
+    ),
+    SuiteCase(
+        "fault",
+        "a 512 MB sparse file read back",
+        "the harness reads no further than asked",
+        (f"{CONTRACT}::test_a_file_is_read_back_no_further_than_asked",),
+    ),
+    SuiteCase(
+        "fault",
+        "a task whose instruction links to /proc/self/environ",
+        "refused with one line; the exported key in no file",
+        (
+            "tests/test_secret_files.py::test_an_instruction_linked_to_the_process_environment_is_refused_and_the_key_lands_nowhere",
+        ),
+    ),
+    SuiteCase(
+        "fault",
+        "an episode record edited by hand or swapped for another episode's",
+        QUARANTINED,
+        ("tests/test_corrupt_state.py::test_an_edited_or_swapped_episode_record_is_refused_and_run_again",),
+    ),
+    SuiteCase(
+        "fault",
+        "a lineage node folder without its manifest",
+        QUARANTINED,
+        ("tests/test_corrupt_state.py::test_a_node_folder_without_its_manifest_is_moved_aside_and_rebuilt",),
+    ),
+    SuiteCase(
+        "fault",
+        "an MLflow database that is a folder or another program's database",
+        QUARANTINED,
+        (
+            "tests/test_corrupt_state.py::test_an_mlflow_database_that_is_not_one_is_moved_aside_and_the_run_is_recorded",
+        ),
+    ),
+    SuiteCase(
+        "fault",
+        "garbage among the records waiting for MLflow",
+        QUARANTINED,
+        (
+            "tests/test_corrupt_state.py::test_garbage_among_the_pending_records_is_moved_aside_and_the_rest_written",
+        ),
+    ),
+    SuiteCase(
+        "fault",
+        "the MLflow writer dying with a record claimed",
+        "the record queued again and written by the next run",
+        (
+            "tests/test_corrupt_state.py::test_a_record_claimed_by_a_writer_that_died_is_written_by_the_next_run",
+        ),
+    ),
+    SuiteCase(
+        "fault",
+        "Ctrl-C or a full disk mid-run",
+        "one line saying finished work is kept; exit 130 or 1",
+        (
+            "tests/test_crash_resume.py::test_ctrl_c_ends_a_run_with_one_line_saying_finished_work_is_kept",
+            "tests/test_crash_resume.py::test_a_full_disk_ends_a_run_with_one_line_saying_finished_work_is_kept",
+        ),
+    ),
+    SuiteCase(
+        "fault",
+        "file names that are not UTF-8",
+        "hashed and checked like any other",
+        ("tests/test_check.py::test_a_file_name_that_is_not_utf8_is_hashed_and_checked",),
+    ),
+    SuiteCase(
+        "fault",
+        "the harness killed with scratch folders of the checks and the viewer open",
+        "owner-labelled, swept by the next run and clean-stale",
+        (
+            "tests/test_stale_cleanup.py::test_the_checks_and_the_viewer_label_their_scratch_so_a_killed_runs_is_swept",
         ),
     ),
     SuiteCase(

@@ -151,3 +151,31 @@ def test_ctrl_c_ends_a_run_with_one_line_saying_finished_work_is_kept(tmp_path) 
     _, err = run.communicate(timeout=120)
     assert run.returncode == 130, err
     assert "Traceback" not in err and err.strip().splitlines()[-1] == INTERRUPTED
+
+
+def test_a_full_disk_ends_a_run_with_one_line_saying_finished_work_is_kept(tmp_path, capsys) -> None:
+    import errno
+    from unittest.mock import patch
+
+    from cli_runs import ONE_LEVEL, run_in_process
+
+    from res_repro.app import FINISHED_WORK_KEPT
+
+    def full(path, data, **_):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    argv = [
+        "experiment=table1",
+        "benchmark=claw_bundled",
+        "benchmark.limit=1",
+        *ONE_LEVEL,
+        "agents=[oracle]",
+        f"paths.root_dir={tmp_path}",
+        "tracking=none",
+        "show_progress=false",
+    ]
+    with patch("res_repro.evaluation.store.write_json_atomic", full):
+        status, _, err = run_in_process(argv, capsys)
+    last = err.strip().splitlines()[-1]
+    assert status == 1 and "Traceback" not in err, err
+    assert last.startswith("error: the disk is full writing ") and last.endswith(FINISHED_WORK_KEPT), last

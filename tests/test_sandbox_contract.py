@@ -477,6 +477,31 @@ def test_a_local_sandbox_with_network_cannot_reach_the_hosts_loopback_or_abstrac
         abstract.close()
 
 
+def test_a_sandbox_with_network_cannot_reach_a_service_on_the_hosts_loopback(make: MakeSandbox) -> None:
+    """Both backends: outbound access never includes the host's 127.0.0.1 (a container's loopback is its
+    own; the local sandbox's is slirp4netns's, with host loopback disabled)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.5)
+    port = listener.getsockname()[1]
+    sandbox = make(allow_network=True)
+    try:
+        probe = f"timeout 3 busybox nc -w 2 127.0.0.1 {port} </dev/null; echo probed"
+        for result in (sandbox.exec(probe, T), sandbox.shell().run(probe, T)):
+            assert "probed" in result.stdout, result
+            with pytest.raises(TimeoutError):  # the host's side: no connection arrived
+                listener.accept()[0].close()
+    finally:
+        listener.close()
+
+
+def test_a_seccomp_filter_is_in_force(sandbox: Sandbox) -> None:
+    """Both backends filter system calls (Docker's default profile; the local backend's pyseccomp filter),
+    in a fresh command and in the agent's shell."""
+    probe = "grep '^Seccomp:' /proc/self/status"
+    for result in (sandbox.exec(probe, T), sandbox.shell().run(probe, T)):
+        assert result.stdout.split() == ["Seccomp:", "2"], result  # 2: a filter
+
+
 KEYCTL_X86_64 = 250
 
 
