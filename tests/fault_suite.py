@@ -258,6 +258,12 @@ FAULT_CASES = [
     ),
     SuiteCase(
         "fault",
+        "a large workspace and image /app copied into a container",
+        "streamed to the engine; the harness holds a few MB",
+        (f"{CONTRACT}::test_docker_streams_a_large_workspace_and_image_app_without_holding_them",),
+    ),
+    SuiteCase(
+        "fault",
         "a task whose instruction links to /proc/self/environ",
         "refused with one line; the exported key in no file",
         (

@@ -6,6 +6,7 @@ they are skipped, except under CI=true where they fail.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import socket
@@ -338,6 +339,44 @@ def test_docker_builds_an_environment_once(docker_image: str, tmp_path: Path) ->
                 assert sandbox.exec("cat /built.txt", T).stdout == "built\n"
     assert len(builds) <= 1
     assert all(tag.startswith("res-repro-env:") and len(tag) == len("res-repro-env:") + 16 for tag in builds)
+
+
+@pytest.mark.docker
+def test_docker_streams_a_large_workspace_and_image_app_without_holding_them(
+    docker_image: str, tmp_path: Path
+) -> None:
+    """A 48 MB workspace file and a 48 MB file in the image's /app reach the container while the harness
+    holds a few MB at most (tracemalloc's peak), and the image's /app is not kept in memory."""
+    import tracemalloc
+
+    from res_repro.sandbox import docker as docker_backend
+
+    size = 48 << 20
+    environment = tmp_path / "environment"
+    environment.mkdir()
+    (environment / "Dockerfile").write_text(
+        f"FROM {docker_image}\nRUN mkdir -p /app && head -c {size} /dev/zero > /app/seeded\n"
+    )
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    with (workspace / "large").open("wb") as out:
+        out.truncate(size)
+    spec = SandboxSpec(
+        environment_dir=environment,
+        workspace=workspace,
+        limits=dataclasses.replace(SandboxSpec().limits, workspace_mb=256),
+    )
+    for _ in range(2):  # the first start reads the image's /app, the second streams it again
+        tracemalloc.start()
+        try:
+            with make_sandbox("docker", spec) as sandbox:
+                sizes = sandbox.exec("wc -c < /app/seeded; wc -c < /app/large", T).stdout.split()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert sizes == [str(size), str(size)]
+        assert peak < 16 << 20, f"the harness held {peak >> 20} MB copying 96 MB"
+    assert docker_backend.STREAMED in docker_backend._SEEDS.values()
 
 
 # -- escape attempts -----------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from __future__ import annotations
 import atexit
 import errno
 import io
+import itertools
 import os
 import posixpath
 import secrets
@@ -27,7 +28,7 @@ import tarfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,6 +68,8 @@ EXHAUSTED_SHARE = 0.9  # above this share of the pids limit in use, a timeout ki
 CAPPED_FOLDERS = {"/app": "0755", "/tmp": "1777"}  # tmpfs volumes of the configured workspace size
 KILLED_EXIT_CODE = -9
 SEEDS_KEPT = 8  # images whose /app is kept in memory (a start then needs no second container)
+SEED_KEPT_BYTES = 8 << 20  # an image /app larger than this is streamed at each start, never kept
+TAR_CHUNK = 1 << 20  # bytes of an archive handed to the engine at a time
 
 # Runs as ``sh -c KILL_TREE sh <VAR=marker> [runner] [since]``. The roots are the processes Docker
 # started (parent 0) or that were orphaned (parent 1) whose environment holds the marker or that started
@@ -111,8 +114,18 @@ echo $#
 """
 
 _LIVE: set[DockerSandbox] = set()  # open sandboxes, closed at exit if the caller did not
-_SEEDS: OrderedDict[str, bytes | None] = OrderedDict()  # image id -> tar of its /app (None: no /app)
+UNREAD, STREAMED = "unread", "streamed"  # an image's /app not read yet; too large to keep
+# image id -> the tar of its /app, None (no /app) or STREAMED
+_SEEDS: OrderedDict[str, bytes | str | None] = OrderedDict()
 _SEEDS_LOCK = threading.Lock()
+
+
+def _remember_seed(image_id: str, seed: bytes | str | None) -> None:
+    """Keep what an image's /app is (see :meth:`DockerSandbox._seed_app`), for :data:`SEEDS_KEPT` images."""
+    with _SEEDS_LOCK:
+        _SEEDS[image_id] = seed
+        while len(_SEEDS) > SEEDS_KEPT:
+            _SEEDS.popitem(last=False)
 
 
 @atexit.register
@@ -165,13 +178,32 @@ def _as_root(info: tarfile.TarInfo) -> tarfile.TarInfo:
     return info
 
 
-def _dir_tar(host_dir: Path) -> bytes:
-    """A tar of the contents of ``host_dir`` (symlinks kept as symlinks), owned by root."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for child in sorted(host_dir.iterdir()):
-            tar.add(child, arcname=child.name, filter=_as_root)
-    return buffer.getvalue()
+def _dir_tar(host_dir: Path) -> Iterator[bytes]:
+    """A tar of the contents of ``host_dir`` (symlinks kept as symlinks, owned by root), yielded in chunks
+    as a thread writes it: a large workspace is never held whole in the harness's memory. A file that
+    cannot be read raises here, after the chunks before it."""
+    read_fd, write_fd = os.pipe()
+    failure: list[BaseException] = []
+
+    def produce() -> None:
+        with os.fdopen(write_fd, "wb") as sink:
+            try:
+                with tarfile.open(fileobj=sink, mode="w|") as tar:
+                    for child in sorted(host_dir.iterdir()):
+                        tar.add(child, arcname=child.name, filter=_as_root)
+            except BrokenPipeError:  # the reader stopped (the engine refused the copy)
+                pass
+            except BaseException as exc:  # raised again in the reader
+                failure.append(exc)
+
+    writer = threading.Thread(target=produce, name="sandbox-tar", daemon=True)
+    writer.start()
+    with os.fdopen(read_fd, "rb") as source:
+        while chunk := source.read(TAR_CHUNK):
+            yield chunk
+    writer.join()
+    if failure:
+        raise SandboxError(f"cannot copy {host_dir} into the sandbox: {failure[0]}") from failure[0]
 
 
 def owner_labels() -> dict[str, str]:
@@ -285,9 +317,7 @@ class DockerSandbox(Sandbox):
 
     def _prepare(self, image_id: str) -> None:
         """Copy the image's /app into its capped volume, create the Harbor folders, add the workspace."""
-        seed = self._image_app(image_id)
-        if seed is not None:
-            self._put_archive("/", seed)
+        self._seed_app(image_id)
         folders = (APP_DIR, TESTS_DIR, SOLUTION_DIR, VERIFIER_LOGS_DIR, AGENT_LOGS_DIR, TMP_DIR)
         links = [f"ln -sfn {sandbox_path(target)} {link}" for link, target in self.spec.aliases]
         setup = " && ".join([f'mkdir -p "$@" && chmod 1777 {TMP_DIR}', *links])
@@ -299,36 +329,50 @@ class DockerSandbox(Sandbox):
         if self.spec.workspace is not None:
             self.put_dir(self.spec.workspace, APP_DIR)
 
-    def _image_app(self, image_id: str) -> bytes | None:
-        """A tar of /app as the image has it (the capped volume mounted there hides it), None if absent.
+    def _seed_app(self, image_id: str) -> None:
+        """Copy /app as the image has it (the capped volume mounted there hides it) into the volume.
 
-        Read once per image and process: the first start of an image reads it from a created, never
-        started container; later starts take the copy kept in memory (for :data:`SEEDS_KEPT` images).
+        The first start of an image reads it from a created, never started container; an /app of at most
+        :data:`SEED_KEPT_BYTES` is kept in memory (for :data:`SEEDS_KEPT` images) so later starts need
+        no second container; a larger one is streamed from such a container at every start, never held.
         """
         import docker.errors
 
         with _SEEDS_LOCK:
+            known = _SEEDS.get(image_id, UNREAD)
             if image_id in _SEEDS:
                 _SEEDS.move_to_end(image_id)
-                return _SEEDS[image_id]
+        if known is None:
+            return
+        if isinstance(known, bytes):
+            self._put_archive("/", known)
+            return
         api = self.client.api
         with engine_errors(f"reading the image's {APP_DIR}"):
             created = api.create_container(
                 image_id, entrypoint=IDLE_COMMAND[:1], command=IDLE_COMMAND[1:], labels=owner_labels()
             )["Id"]
         try:
-            chunks, _ = api.get_archive(created, APP_DIR)
-            seed: bytes | None = b"".join(chunks)
-        except docker.errors.NotFound:
-            seed = None
+            try:
+                chunks = iter(api.get_archive(created, APP_DIR, chunk_size=TAR_CHUNK)[0])
+            except docker.errors.NotFound:
+                _remember_seed(image_id, None)
+                return
+            head: list[bytes] = []
+            if known is UNREAD:
+                for chunk in chunks:
+                    head.append(chunk)
+                    if sum(map(len, head)) > SEED_KEPT_BYTES:
+                        break
+                else:
+                    _remember_seed(image_id, b"".join(head))
+                    self._put_archive("/", b"".join(head))
+                    return
+            _remember_seed(image_id, STREAMED)
+            self._put_archive("/", itertools.chain(head, chunks))
         finally:
             with suppress(docker.errors.DockerException):
                 api.remove_container(created, force=True)
-        with _SEEDS_LOCK:
-            _SEEDS[image_id] = seed
-            while len(_SEEDS) > SEEDS_KEPT:
-                _SEEDS.popitem(last=False)
-        return seed
 
     def close(self) -> None:
         """Kill and remove the container (idempotent)."""
@@ -526,22 +570,34 @@ class DockerSandbox(Sandbox):
         raise SandboxError(f"too many levels of symbolic links in {path!r}")
 
     def put_dir(self, host_dir: Path, path: str) -> None:
-        """Copy the contents of ``host_dir`` into ``path``; symlinks are copied as symlinks."""
-        self._put_archive(sandbox_path(path), _dir_tar(Path(host_dir)))
+        """Copy the contents of ``host_dir`` into ``path``; symlinks are copied as symlinks. The archive is
+        streamed to the engine as it is written."""
+        self._put_archive(sandbox_path(path), lambda: _dir_tar(Path(host_dir)))
 
-    def _put_archive(self, folder: str, archive: bytes) -> None:
-        """Unpack ``archive`` into the container folder ``folder``, creating the folder when missing.
+    def _put_archive(
+        self, folder: str, archive: bytes | Iterator[bytes] | Callable[[], Iterator[bytes]]
+    ) -> None:
+        """Unpack ``archive`` (bytes, a stream of chunks, or a function making one) into the container
+        folder ``folder``; the folder is created when missing (a stream handed over as such must go into a
+        folder that exists, since it cannot be sent twice).
 
         A full workspace raises ``OSError(ENOSPC)``, as a local write would.
         """
         import docker.errors
 
+        def body() -> bytes | Iterator[bytes]:
+            return archive() if callable(archive) else archive
+
         try:
             try:
-                self.client.api.put_archive(self.container_id, folder, archive)
+                self.client.api.put_archive(self.container_id, folder, first := body())
             except docker.errors.NotFound:
+                if not isinstance(first, bytes | bytearray):
+                    first.close()  # type: ignore[union-attr]  # ends the writer of an unsent stream
+                    if not callable(archive):
+                        raise
                 self.run_quietly(["mkdir", "-p", folder])
-                self.client.api.put_archive(self.container_id, folder, archive)
+                self.client.api.put_archive(self.container_id, folder, body())
         except docker.errors.APIError as exc:
             if _no_space(exc):
                 raise OSError(errno.ENOSPC, f"no space left in the sandbox writing to {folder}") from exc
