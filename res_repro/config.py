@@ -135,6 +135,9 @@ class ModelConfig:
     name: str = MISSING  # how tables name it, e.g. "GPT-5.6 Sol"
     provider: str = MISSING  # openai (any OpenAI-compatible server too) | anthropic
     model: str = MISSING  # the provider's model id
+    # the model id the paper ran under this entry's name: its figures stand beside this entry's rows only
+    # while ``model`` is still that id (None: not one of the paper's models)
+    paper_model: str | None = None
     base_url: str | None = MISSING
     api_key_env: str | None = MISSING
     temperature: float | None = MISSING

@@ -240,9 +240,27 @@ def path_problems(cfg: DictConfig) -> list[str]:
     return problems
 
 
+def model_problems(cfg: DictConfig) -> list[str]:
+    """The values still to be given (``???``) of the models a run uses (its agents, the scaling target
+    and an LLM proposer), e.g. the model id of ``models=own``."""
+    models = cfg.get("models")
+    if not isinstance(models, DictConfig):
+        return []
+    scaling = cfg.get("scaling")
+    used = [*(cfg.get("agents") or []), *([scaling.get("target")] if isinstance(scaling, DictConfig) else [])]
+    if isinstance(scaling, DictConfig) and isinstance(scaling.get("proposer"), DictConfig):
+        used.append(scaling.proposer.get("model"))
+    return [
+        f"models.{key}.{field}: a value is needed (e.g. models.{key}.{field}=...)"
+        for key in dict.fromkeys(k for k in used if isinstance(k, str) and k in models)
+        for field in models[key]
+        if OmegaConf.is_missing(models[key], field)
+    ]
+
+
 def check_config(cfg: DictConfig) -> None:
     """Raise a :class:`UserInputError` naming every value of ``cfg`` out of its range, on one line."""
-    problems = path_problems(cfg) + config_problems(cfg)
+    problems = path_problems(cfg) + model_problems(cfg) + config_problems(cfg)
     if problems:
         raise UserInputError("; ".join(problems))
 

@@ -117,6 +117,7 @@ CASES = [
         ("models=paper",),
         r"DEEPSEEK_API_KEY \(deepseek_v4_1_flash\), OPENAI_API_KEY \(gpt_5_6_sol\), ANTHROPIC_API_KEY",
     ),
+    Case("own model without its id", ("models=own",), r"models\.own\.model: a value is needed"),
     Case("threshold that is not a number", ("metrics.threshold=abc",), r"metrics\.threshold=abc.*Float"),
     Case("whole number given a fraction", ("seed=1.5",), r"seed=1\.5.*Integer"),
     Case("agent list given one name", ("agents=oracle",), r"agents=oracle.*not a ListConfig"),

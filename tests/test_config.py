@@ -34,7 +34,10 @@ GROUPS = [
 
 
 # Values only the user can give (where their data is), supplied as a user would.
-USER_SUPPLIED = {("benchmark", "harbor_dataset"): ["benchmark.path=/data/my-harbor-dataset"]}
+USER_SUPPLIED = {
+    ("benchmark", "harbor_dataset"): ["benchmark.path=/data/my-harbor-dataset"],
+    ("models", "own"): ["models.own.model=my-org/my-model"],
+}
 
 
 def _compose(overrides: list[str]):

@@ -183,3 +183,47 @@ def test_truncated_episodes_are_counted_in_a_note() -> None:
     flat = [episode_record("m", "truncated", RES, passed=False, score=0.2), episode_record("m")]
     assert truncation_note(flat) is not None and "m +RES: 1" in truncation_note(flat)
     assert truncation_note(flat[1:]) is None
+
+
+class Model(Free):
+    """A model agent under the key of the paper's GPT-5.6 Sol entry."""
+
+    name = "gpt_5_6_sol"
+    scripted = False
+
+
+def _model_rows(*overrides: str) -> list[list[Any]]:
+    from res_repro.config import compose_config
+
+    models = compose_config("models=paper", *overrides).models
+    records = {
+        (Model.name, condition): [episode_record(score=s, passed=s >= 0.8) for s in (1.0, 0.6)]
+        for condition in (ORIGINAL, RES)
+    }
+    table, _ = build_table1(
+        records,
+        benchmark="claw_bundled",
+        agents={Model.name: Model()},
+        models=models,
+        settings=metric_settings(),
+    )
+    return [[row[0], row[2], row[3], row[table.columns.index("paper")]] for row in table.rows]
+
+
+def test_the_paper_figure_stands_beside_a_paper_model_only_while_it_is_that_model() -> None:
+    assert ["GPT-5.6 Sol", ORIGINAL, "2", "85.71"] in _model_rows()
+    mine = _model_rows("models.gpt_5_6_sol.model=my-org/my-model")
+    assert ["my-org/my-model", ORIGINAL, "2", ""] in mine and ["my-org/my-model", RES, "2", ""] in mine
+    assert ["GPT-5.6 Sol", ORIGINAL, "", "85.71"] in mine  # the paper's row, marked not run
+
+
+def test_your_own_model_is_one_group_named_by_its_id_or_your_name() -> None:
+    from res_repro.config import compose_config
+
+    cfg = compose_config(
+        "models=own", "models.own.model=my-model", "models.own.base_url=http://localhost:9/v1"
+    )
+    assert list(cfg.agents) == ["own"] and cfg.models.own.name == "my-model"
+    assert cfg.models.own.paper_model is None and cfg.models.own.api_key_env is None
+    named = compose_config("models=own", "models.own.model=m", "models.own.name=My model")
+    assert named.models.own.name == "My model"

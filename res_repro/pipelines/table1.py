@@ -63,15 +63,21 @@ DETERMINISTIC = "deterministic"
 TARGET_KIND = "scaling target"
 
 
-def _display(agent: Agent, models: Mapping[str, object]) -> tuple[str, str]:
-    """(row name, kind) of an agent: models by their display name (simulated ones labelled so), scripted
-    agents by theirs."""
+def _display(agent: Agent, models: Mapping[str, object]) -> tuple[str, str, str | None]:
+    """(row name, kind, the paper's name for the row or None) of an agent: models by their display name
+    (simulated ones labelled so), scripted agents by theirs. A paper model's entry pointed at another
+    model (``models.<key>.model=...``) is named by that model's id and has no paper figure."""
     if agent.scripted:
-        return agent.name, "scripted"
+        return agent.name, "scripted", None
     model = models.get(agent.name)
-    return str(getattr(model, "name", agent.name)), "simulated" if getattr(
-        model, "simulated", False
-    ) else "model"
+    kind = "simulated" if getattr(model, "simulated", False) else "model"
+    name = str(getattr(model, "name", agent.name))
+    paper_model = getattr(model, "paper_model", None)
+    if paper_model is None:
+        return name, kind, None
+    if getattr(model, "model", None) != paper_model:
+        return str(getattr(model, "model", name)), kind, None
+    return name, kind, name
 
 
 def _p_cell(p: float | None, marker: str | None, settings: MetricSettings) -> str:
@@ -115,12 +121,12 @@ def build_table1(
     order = [key for key in agents if key != target] + [key for key in agents if key == target]
     for key in order:
         agent = agents[key]
-        name, kind = _display(agent, models)
+        name, kind, paper_name = _display(agent, models)
         if key == target:
             kind = f"{kind}, {TARGET_KIND}"
         for condition in (ORIGINAL, RES):
             mine = records.get((key, condition))
-            reported = paper.get((name, "original" if condition == ORIGINAL else "res"), {})
+            reported = paper.get((paper_name, "original" if condition == ORIGINAL else "res"), {})
             if not mine:
                 errors = (failures or {}).get((key, condition), 0)
                 if errors:
@@ -147,7 +153,7 @@ def build_table1(
                     estimate.as_metrics(f"{key}.{condition.lstrip('+').lower()}.{metric.paper_suffix}")
                 )
             table.add_row(*cells)
-    run_models = {_display(a, models)[0] for a in agents.values() if not a.scripted}
+    run_models = {_display(a, models)[2] for a in agents.values() if not a.scripted}
     for (model, env), row in paper.items():
         if model in run_models or not prefix:
             continue
