@@ -139,7 +139,11 @@ class LLMAgent(Agent):
         started = time.perf_counter()
         try:
             response = call_with_retries(
-                lambda: self.provider.complete(request), self.retry, rng, on_retry=count_retry
+                lambda: self.provider.complete(request),
+                self.retry,
+                rng,
+                on_retry=count_retry,
+                model=self.model,
             )
         finally:  # a request that kept failing took model time too
             state.model_seconds += time.perf_counter() - started

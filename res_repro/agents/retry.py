@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import random
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,6 +13,8 @@ from typing import TypeVar
 from res_repro.agents.providers.base import ProviderError
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
+REPORT_EVERY_S = 10.0  # a model's retries are reported at most this often
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,36 @@ class RetryPolicy:
         return min(self.max_delay_s, max(backoff, retry_after or 0.0))
 
 
+class RetryReporter:
+    """Says that a model's requests are being retried, one line per model at most every ``every_s``
+    seconds (many episodes waiting on one rate limit give one line, not one each), with the newest error."""
+
+    def __init__(self, every_s: float = REPORT_EVERY_S) -> None:
+        self.every_s = every_s
+        self._said: dict[str, tuple[float, int]] = {}  # model -> (when last said, retries since)
+        self._lock = threading.Lock()
+
+    def __call__(
+        self, model: str, error: ProviderError, attempt: int, policy: RetryPolicy, wait: float
+    ) -> None:
+        """Count a retry of ``model``'s request; say so when the model was not mentioned recently."""
+        now = time.monotonic()
+        with self._lock:
+            said, since = self._said.get(model, (-self.every_s, 0))
+            if now - said < self.every_s:
+                self._said[model] = (said, since + 1)
+                return
+            self._said[model] = (now, 0)
+        first = (str(error).splitlines() or [type(error).__name__])[0][:160]
+        more = f" ({since} more retries since the last report)" if since else ""
+        log.warning(
+            "%s: %s; try %d of %d in %.0f s%s", model, first, attempt + 2, policy.max_attempts, wait, more
+        )
+
+
+REPORT = RetryReporter()
+
+
 def call_with_retries(
     function: Callable[[], T],
     policy: RetryPolicy,
@@ -37,8 +71,11 @@ def call_with_retries(
     *,
     sleep: Callable[[float], None] = time.sleep,
     on_retry: Callable[[ProviderError, float], None] | None = None,
+    model: str | None = None,
 ) -> T:
-    """Call ``function``, retrying retryable provider errors; the last error is raised when tries run out."""
+    """Call ``function``, retrying retryable provider errors; the last error is raised when tries run out.
+    With ``model``, retries are reported (see :class:`RetryReporter`), so a run waiting on an endpoint
+    that does not answer says so."""
     for attempt in range(policy.max_attempts):
         try:
             return function()
@@ -48,5 +85,7 @@ def call_with_retries(
             wait = policy.delay(attempt, exc.retry_after, rng)
             if on_retry is not None:
                 on_retry(exc, wait)
+            if model is not None:
+                REPORT(model, exc, attempt, policy, wait)
             sleep(wait)
     raise AssertionError("unreachable: the loop returns or raises")

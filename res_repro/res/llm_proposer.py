@@ -166,7 +166,9 @@ class LLMProposer(Proposer):
             cost.cache_hits += 1
         else:
             try:
-                response = call_with_retries(lambda: self.provider.complete(request), self.retry, rng)
+                response = call_with_retries(
+                    lambda: self.provider.complete(request), self.retry, rng, model=self.model
+                )
             except ProviderError as exc:
                 cost.seconds += time.perf_counter() - started
                 status = f"HTTP {exc.status}: " if exc.status else ""
