@@ -150,6 +150,10 @@ def test_table1_runs_the_paper_protocol_offline_with_simulated_models(tmp_path):
     target_row = "| sim explorer-standard | simulated, scaling target | +RES (by construction) | 2 |"
     assert target_row in first.stdout
     assert "Simulated models (sim_explorer_basic, " in first.stdout and "Scripted agents" not in first.stdout
+    settings = (
+        "Made under: success threshold 0.8 (metrics.threshold), depth cap 10 (scaling.depth_cap), seed 0"
+    )
+    assert f"- {settings}; deviations from the paper's protocol: simulated models." in first.stdout
     manifests = list((tmp_path / ".cache" / "lineages").glob("*/*/manifest.json"))
     assert len(manifests) > 2  # each seed grew at least one child through the simulated proposer
     second = subprocess.run(command, capture_output=True, text=True, timeout=600)

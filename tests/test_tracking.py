@@ -295,7 +295,7 @@ def _job_record(marker: dict, name: str, value: float, status: str = "FINISHED")
 
 
 @pytest.mark.slow
-def test_multirun_parent_holds_params_and_a_summary_of_its_children(store, tmp_path):
+def test_multirun_parent_holds_params_and_a_summary_of_its_children(store, tmp_path, capsys):
     uri, folder = store
     cfg = _sweep_config(folder, tmp_path / "sweep")
     callback = MultirunParent()
@@ -305,6 +305,10 @@ def test_multirun_parent_holds_params_and_a_summary_of_its_children(store, tmp_p
     for name, value in [("benchmark=terminal_bundled", 0.5), ("benchmark=claw_bundled", 0.25)]:
         _job_record(marker, name, value)
     callback.on_multirun_end(cfg)
+    assert (
+        f"sweep summary (rates and scores in %): {tmp_path / 'sweep' / 'sweep_summary.md'}"
+        in capsys.readouterr().out
+    )
     client = mlflow.tracking.MlflowClient(tracking_uri=uri)
     [parent] = [r for r in _runs(uri, "sweep") if r.data.tags.get("multirun") == "parent"]
     assert parent.info.status == "FINISHED"
@@ -316,11 +320,11 @@ def test_multirun_parent_holds_params_and_a_summary_of_its_children(store, tmp_p
         "sweep_summary.md",
     }
     rows = list(csv.DictReader((tmp_path / "sweep" / "sweep_summary.csv").open()))
-    assert [(r["run"], r["metric"], float(r["value"]), r["n"]) for r in rows] == [
-        ("benchmark=terminal_bundled", "oracle.pass_at_1", 0.5, "8.0"),
-        ("benchmark=claw_bundled", "oracle.pass_at_1", 0.25, "8.0"),
+    assert [(r["run"], r["metric"], r["unit"], float(r["value"]), r["n"]) for r in rows] == [
+        ("benchmark=terminal_bundled", "oracle.pass_at_1", "%", 50.0, "8.0"),
+        ("benchmark=claw_bundled", "oracle.pass_at_1", "%", 25.0, "8.0"),
     ]
-    assert float(rows[1]["ci_low"]) == pytest.approx(0.15)
+    assert float(rows[1]["ci_low"]) == pytest.approx(15.0)  # percent, as the tables
     assert _records(uri) == []
 
     # the same sweep again (a warm rerun): nothing new in the store

@@ -85,6 +85,17 @@ def protocol_text(cfg: DictConfig) -> str:
     return "\n".join(lines)
 
 
+def settings_note(cfg: DictConfig) -> str:
+    """The note every table carries: the settings it was made under and this run's departures from the
+    paper's protocol (a sweep's tables differ here and nowhere else)."""
+    found = deviations(cfg)
+    return (
+        f"Made under: success threshold {cfg.metrics.threshold:g} (metrics.threshold), depth cap "
+        f"{cfg.scaling.depth_cap} (scaling.depth_cap), seed {cfg.seed}; deviations from the paper's "
+        f"protocol: {'; '.join(found) if found else 'none'}."
+    )
+
+
 def protocol_tags(cfg: DictConfig) -> dict[str, str]:
     """MLflow tags: the protocol's name and this run's deviations from it (``none`` when there are none)."""
     return {"protocol": str(cfg.protocol.name), "protocol.deviations": "; ".join(deviations(cfg)) or "none"}

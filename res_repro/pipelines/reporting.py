@@ -12,7 +12,7 @@ from omegaconf import DictConfig, OmegaConf
 from res_repro.config import multirun_dir
 from res_repro.errors import RunFailedError
 from res_repro.evaluation.episode import EpisodeRecord
-from res_repro.pipelines.protocol import protocol_tags
+from res_repro.pipelines.protocol import protocol_tags, settings_note
 from res_repro.reporting.tables import Table
 from res_repro.storage import write_jsonl
 from res_repro.tracking import (
@@ -90,12 +90,14 @@ def publish(
     figures: Mapping[str, Figure] | None = None,
     per_benchmark: bool = True,
 ) -> list[Path]:
-    """Write ``table`` (Markdown, CSV, LaTeX) and figures (PNG, PDF) to the run folder, print the table,
-    and record an MLflow run with all of them; a run with episode or lineage records also gets the
+    """Write ``table`` (Markdown, CSV, LaTeX; its notes end with :func:`settings_note`) and figures (PNG,
+    PDF) to the run folder, print the table, and record an MLflow run with all of them; a run with
+    episode or lineage records also gets the
     viewer's pages (``view/``, the same as ``res-repro view --bundle``, rendered once per content under
     ``paths.cache_dir/views``). A table of settings rather than of a benchmark's results
     (``per_benchmark=False``) is saved without the benchmark in its name."""
     out = Path(cfg.paths.output_dir)
+    table.notes.append(settings_note(cfg))
     figures = dict(figures or {})
     if figures:  # a pipeline that drew figures has loaded matplotlib already
         from res_repro.reporting.figures import save as save_figure

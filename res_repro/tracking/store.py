@@ -404,8 +404,10 @@ def _write_children(marker: Mapping[str, Any], status: str, records: list[RunRec
         _write_run(experiment_id, record, contents[record.record_id], parent_id)
         _discard(record)
     rows = summary_rows(experiment_id, parent_id, uri)
-    for path in write_summary(rows, Path(marker["sweep"])):
+    summary = write_summary(rows, Path(marker["sweep"]))
+    for path in summary:
         client.log_artifact(parent_id, str(path))
+    print(f"sweep summary (rates and scores in %): {summary[-1]} (and {summary[0].name})")
     statuses = [row["status"] for row in {row["run"]: row for row in rows}.values()]
     for status_name in (FINISHED, FAILED):
         client.log_metric(parent_id, f"children.{status_name.lower()}", statuses.count(status_name))
@@ -430,16 +432,30 @@ def summary_rows(experiment_id: str, parent_id: str, uri: str) -> list[dict[str,
         metrics = child.data.metrics
         names = sorted(m for m in metrics if not m.endswith(COMPANIONS)) or [""]
         for name in names:
+            # an estimate (logged with its n and interval) is a rate or mean score: in %, as the tables
+            percent = f"{name}.n" in metrics
+            scale = 100.0 if percent else 1.0
             row = {"run": child.info.run_name, "status": child.info.status, "metric": name}
-            row["value"] = metrics.get(name, "")
-            row.update({suffix[1:]: metrics.get(f"{name}{suffix}", "") for suffix in COMPANIONS})
+            row["unit"] = "%" if percent else ""
+            row["value"] = _scaled(metrics.get(name, ""), scale)
+            row.update(
+                {
+                    suffix[1:]: _scaled(metrics.get(f"{name}{suffix}", ""), 1.0 if suffix == ".n" else scale)
+                    for suffix in COMPANIONS
+                }
+            )
             rows.append(row)
     return rows
 
 
+def _scaled(value: Any, scale: float) -> Any:
+    """``value`` times ``scale`` when it is a number; a blank stays blank."""
+    return value * scale if isinstance(value, int | float) else value
+
+
 def write_summary(rows: Sequence[Mapping[str, Any]], folder: Path) -> list[Path]:
     """The sweep summary as CSV and as a Markdown table in ``folder``."""
-    columns = ["run", "status", "metric", "value", "n", "ci_low", "ci_high"]
+    columns = ["run", "status", "metric", "unit", "value", "n", "ci_low", "ci_high"]
     folder.mkdir(parents=True, exist_ok=True)
     csv_path, md_path = folder / f"{SUMMARY_NAME}.csv", folder / f"{SUMMARY_NAME}.md"
     with csv_path.open("w", newline="") as handle:
