@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,15 @@ def _check(argv: list[str]) -> int:
     sandbox_class(args.sandbox)  # an unknown backend stops here, before any task is read
     found = _targets(args)
     tasks = [t for t in found if not isinstance(t, TaskFormatError)]
+    if args.sandbox == "docker":  # an engine that is not there is said once, not as 2 x N task errors
+        from res_repro.sandbox import SandboxError
+        from res_repro.sandbox.docker import connect
+
+        try:
+            connect().close()
+        except SandboxError as exc:
+            print(f"error: {exc}; no task was checked", file=sys.stderr)
+            return 1
     for line in clean_stale(docker=args.sandbox == "docker"):
         print(line)
     checked = iter(

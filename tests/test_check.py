@@ -196,3 +196,33 @@ def test_a_file_name_that_is_not_utf8_is_hashed_and_checked(tmp_path):
     done = _check(suite, tmp_path)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
     assert done.stdout.strip().splitlines()[-1] == "1 tasks: 1 valid"
+
+
+def test_an_infrastructure_error_is_no_verdict_on_the_task() -> None:
+    from episode_records import episode_record
+
+    from res_repro.evaluation.check import TaskValidity, summary_line
+
+    down = episode_record("oracle", "sandbox_error", error="cannot reach the Docker engine")
+    verdict = TaskValidity("t", oracle=down, nop=episode_record("nop", "sandbox_error", error=down.error))
+    fine = TaskValidity(
+        "u", oracle=episode_record("oracle"), nop=episode_record("nop", score=0.0, passed=False)
+    )
+    assert verdict.line().startswith("ERROR ") and "cannot reach the Docker engine" in verdict.line()
+    assert summary_line([verdict, fine]) == "2 tasks: 1 valid, 1 not checked (infrastructure error)"
+
+
+def test_check_without_a_docker_engine_says_so_once_and_checks_nothing(tmp_path, monkeypatch, capsys) -> None:
+    from cli_runs import run_in_process
+    from task_factory import make_task
+
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    task = make_task(tmp_path / "tasks")
+    status, out, err = run_in_process(
+        ["check", str(task), "--sandbox", "docker", "--cache-dir", str(tmp_path / "episodes")], capsys
+    )
+    assert status == 1 and "INVALID" not in out and not (tmp_path / "episodes").exists()
+    assert err.strip() == (
+        f"error: cannot reach the Docker engine (no socket at unix://{tmp_path}/no-engine.sock); "
+        "start dockerd or set DOCKER_HOST; no task was checked"
+    )

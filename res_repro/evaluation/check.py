@@ -74,6 +74,12 @@ class TaskValidity:
         return found
 
     @property
+    def infrastructure_error(self) -> bool:
+        """True when an episode failed for the infrastructure (an engine down, a sandbox that did not
+        start): no verdict on the task, which is reported as ERROR, not INVALID."""
+        return any(r is not None and r.infrastructure_failure for r in (self.oracle, self.nop))
+
+    @property
     def valid(self) -> bool:
         """True when the oracle passed, nop scored under 0.5 and failed, with no infrastructure failure.
 
@@ -86,7 +92,7 @@ class TaskValidity:
         """One human-readable line for this task."""
         if self.oracle is None:
             return f"{NO_REFERENCE.upper():<12} {self.task_id:<40} nop={self.nop.score:.2f}"
-        verdict = "valid" if self.valid else "INVALID"
+        verdict = "valid" if self.valid else "ERROR" if self.infrastructure_error else "INVALID"
         scores = f"oracle={self.oracle.score:.2f} nop={self.nop.score:.2f}"
         detail = f"  {'; '.join(self.problems)}" if self.problems else ""
         if self.valid and self.oracle.score < 1.0 - SCORE_TOLERANCE:
@@ -168,6 +174,9 @@ def _check_runnable(
 def summary_line(verdicts: Sequence[TaskValidity | LoadFailure | Refused]) -> str:
     """The closing line: ``N tasks: M valid`` and the count of each other status."""
     counts = {
+        "not checked (infrastructure error)": sum(
+            isinstance(v, TaskValidity) and v.infrastructure_error for v in verdicts
+        ),
         "no reference": sum(isinstance(v, TaskValidity) and v.oracle is None for v in verdicts),
         "refused": sum(isinstance(v, Refused) for v in verdicts),
         "unreadable": sum(isinstance(v, LoadFailure) for v in verdicts),
