@@ -23,11 +23,16 @@ help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "} {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
+	@echo "install 1/4: a virtual environment in $(VENV)"
 	python3 -m venv $(VENV)
+	@echo "install 2/4: pip"
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q torch==2.13.0  # the CPU wheel; a bare torch requirement pulls a CUDA build
-	$(PY) -m pip install -q -e '.[dev,ray,sft,browser]'
+	@echo "install 3/4: torch 2.13.0, pinned first (a bare torch requirement can pull a CUDA build)"
+	$(PY) -m pip install torch==2.13.0
+	@echo "install 4/4: res-repro with its extras dev, ray, sft, browser (a few minutes on first install)"
+	$(PY) -m pip install -e '.[dev,ray,sft,browser]'
 	touch $@
+	@echo "installed: $(VENV)"
 
 system-deps: ## Install bubblewrap, slirp4netns, busybox-static, docker-registry, chromium and graphviz (apt-get where possible)
 	@bash scripts/install_system_deps.sh

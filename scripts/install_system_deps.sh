@@ -25,6 +25,7 @@ if command -v apt-get >/dev/null 2>&1; then
       echo "error: please install ${missing[*]} (as root: apt-get install -y ${missing[*]})" >&2; exit 1
     fi
   fi
+  echo "system packages: installing ${missing[*]} with apt-get"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 else
