@@ -122,6 +122,7 @@ notebook: install ## Execute notebooks/table1_from_mlflow.ipynb against the proj
 
 PORT ?= 5000
 mlflow-ui: install ## Open the MLflow UI on the project's tracking database (PORT=N: another port, default 5000)
+	@echo "MLflow: http://127.0.0.1:$(PORT)/#/experiments (one experiment per pipeline: table1, table2, ...)"
 	$(VENV)/bin/mlflow ui --port $(PORT) --backend-store-uri sqlite:///$(CURDIR)/mlflow.db --default-artifact-root $(CURDIR)/mlartifacts
 
 clean: ## Remove caches and run folders (keeps mlflow.db and results/)

@@ -375,3 +375,19 @@ def test_make_mlflow_ui_takes_a_port(tmp_path):
     ).stdout
     assert "--port 5123" in shown
     assert f"sqlite:///{root}/mlflow.db" in shown
+
+
+def test_the_ui_opens_on_the_pipelines_experiments_not_an_empty_default(tmp_path):
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    with tracked_run(
+        enabled=True,
+        uri=uri,
+        experiment="table1",
+        run_name="r",
+        params={},
+        tags={},
+        artifact_root=str(tmp_path),
+    ) as tracker:
+        tracker.log_metrics({"m": 1.0})
+    client = mlflow.tracking.MlflowClient(tracking_uri=uri)
+    assert [e.name for e in client.search_experiments()] == ["table1"]  # active ones: Default is hidden

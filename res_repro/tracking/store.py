@@ -38,6 +38,7 @@ QUIET_LOGGERS = ("mlflow.store.db.utils", "mlflow.tracing.export.async_export_qu
 COMPANIONS = (".n", ".ci_low", ".ci_high")  # what a metric's estimate adds beside it (RateEstimate)
 CLAIM = ".claimed"  # a pending record taken by a writer: <record id>.<host>~<pid-start>.claimed
 CLAIMER = "~"
+DEFAULT_EXPERIMENT_ID = "0"  # MLflow's Default experiment
 log = logging.getLogger(__name__)
 # params and tags that differ between identical runs (the run folder's time, the config's hash over it)
 VOLATILE_PARAMS, VOLATILE_TAGS = ("paths.output_dir",), ("config_hash",)
@@ -113,7 +114,23 @@ def _ensure_experiment(name: str, artifact_root: str | None) -> str:
     if mlflow.get_experiment_by_name(name) is None:
         location = Path(artifact_root, name).resolve().as_uri() if artifact_root else None
         mlflow.create_experiment(name, artifact_location=location)
+        _hide_empty_default()
     return mlflow.set_experiment(name).experiment_id
+
+
+def _hide_empty_default() -> None:
+    """Delete MLflow's ``Default`` experiment while it holds no run (this project never logs there), so
+    the UI opens on the pipelines' experiments rather than on an empty one; its id stays reserved."""
+    from mlflow import MlflowClient
+    from mlflow.exceptions import MlflowException
+
+    client = MlflowClient()
+    with suppress(MlflowException):  # no Default, a store that refuses, or a writer that got there first
+        default = client.get_experiment(DEFAULT_EXPERIMENT_ID)
+        if default.lifecycle_stage == "active" and not client.search_runs(
+            [DEFAULT_EXPERIMENT_ID], max_results=1
+        ):
+            client.delete_experiment(DEFAULT_EXPERIMENT_ID)
 
 
 def use_experiment(uri: str, experiment: str, artifact_root: str | None) -> str:
