@@ -40,7 +40,11 @@ def test_a_failed_model_keeps_its_rows_and_the_paper_figure() -> None:
         {("oracle", ORIGINAL): ok, ("oracle", RES): ok},
         benchmark="claw_bundled",
         agents=agents,
-        models={"down": SimpleNamespace(name=MODEL_NAME, simulated=False)},
+        models={
+            "down": SimpleNamespace(
+                name=MODEL_NAME, simulated=False, model="gpt-5.6-sol", paper_model="gpt-5.6-sol"
+            )
+        },
         settings=metric_settings(n_bootstrap=200),
         failures={("down", ORIGINAL): 3, ("down", RES): 3},
     )
