@@ -391,3 +391,20 @@ def test_the_ui_opens_on_the_pipelines_experiments_not_an_empty_default(tmp_path
         tracker.log_metrics({"m": 1.0})
     client = mlflow.tracking.MlflowClient(tracking_uri=uri)
     assert [e.name for e in client.search_experiments()] == ["table1"]  # active ones: Default is hidden
+
+
+def test_a_new_store_is_a_copy_of_an_empty_one_kept_per_mlflow_version(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    template = tmp_path / "cache" / "res-repro" / f"mlflow-{mlflow.__version__}.db"
+    for root, metric in ((tmp_path / "a", 1.0), (tmp_path / "b", 2.0)):
+        uri = f"sqlite:///{root / 'mlflow.db'}"
+        with tracked_run(
+            enabled=True, uri=uri, experiment="e", run_name="r", params={}, tags={}, artifact_root=str(root)
+        ) as tracker:
+            tracker.log_metrics({"m": metric})
+        assert template.is_file()
+        client = mlflow.tracking.MlflowClient(tracking_uri=uri)
+        [run] = client.search_runs([client.get_experiment_by_name("e").experiment_id])
+        assert run.data.metrics == {"m": metric}
+    empty = mlflow.tracking.MlflowClient(tracking_uri=f"sqlite:///{template}")
+    assert [e.name for e in empty.search_experiments()] == ["Default"]  # the template holds no run

@@ -14,6 +14,7 @@ import csv
 import hashlib
 import json
 import logging
+import os
 import shutil
 import socket
 import sqlite3
@@ -26,7 +27,7 @@ from typing import Any
 from filelock import FileLock
 
 from res_repro.errors import UserInputError
-from res_repro.storage import first_line, quarantine, sqlite_damage
+from res_repro.storage import first_line, quarantine, sqlite_damage, write_bytes_atomic
 from res_repro.tracking.multirun import PARENT_RUN_FILE
 from res_repro.tracking.processes import has_ended, this_process
 from res_repro.tracking.record import FAILED, FINISHED, RUNNING, RunRecord, pending_dir
@@ -162,6 +163,8 @@ def _ensure_in_sqlite(database: Path, experiment: str, artifact_root: str | None
     damage = damage or _foreign_schema(database)
     if damage is not None:
         quarantine(database, damage)
+    if not database.exists():
+        _new_store(database)
     try:
         return _ensure_experiment(experiment, artifact_root)
     except Exception as exc:  # MLflow's and SQLAlchemy's errors have no common base
@@ -169,6 +172,26 @@ def _ensure_in_sqlite(database: Path, experiment: str, artifact_root: str | None
             f"{database}: MLflow cannot use this database ({first_line(exc)}); move it aside or point "
             "paths.mlflow_db elsewhere"
         ) from None
+
+
+def _new_store(database: Path) -> None:
+    """Create the SQLite store at ``database`` as a copy of an empty store of this MLflow version, kept in
+    the user's cache: MLflow's migrations take seconds on every new store (every new ``paths.root_dir``),
+    a copy milliseconds. The first store of a version is made by MLflow and becomes the template."""
+    import mlflow
+    from mlflow import MlflowClient
+
+    template = (
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        / "res-repro"
+        / f"mlflow-{mlflow.__version__}.db"
+    )
+    if template.is_file():
+        write_bytes_atomic(database, template.read_bytes(), durable=False)
+        return
+    MlflowClient(tracking_uri=f"sqlite:///{database}").search_experiments()  # MLflow creates its tables
+    with suppress(OSError):  # no cache folder to write: every new store is made by MLflow
+        write_bytes_atomic(template, database.read_bytes(), durable=False)
 
 
 def _foreign_schema(database: Path) -> str | None:
