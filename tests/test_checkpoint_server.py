@@ -9,16 +9,10 @@ from pathlib import Path
 
 import pytest
 
-torch = pytest.importorskip("torch")  # the sft extra, installed by `make install`
-
-from res_repro.agents.providers.base import ContextLengthError, ModelRequest, ProviderError  # noqa: E402
-from res_repro.agents.providers.openai_chat import OpenAIChatProvider  # noqa: E402
-from res_repro.env.tools import ToolSpec  # noqa: E402
-from res_repro.pipelines.served import checkpoint_digest  # noqa: E402
-from res_repro.sft.model import tiny_model  # noqa: E402
-from res_repro.sft.tokenizer import train_tokenizer  # noqa: E402
-from res_repro.simulation import checkpoint_server  # noqa: E402
-from res_repro.simulation.checkpoint import parse_reply  # noqa: E402
+from res_repro.agents.providers.base import ContextLengthError, ModelRequest, ProviderError
+from res_repro.agents.providers.openai_chat import OpenAIChatProvider
+from res_repro.env.tools import ToolSpec
+from res_repro.simulation.wire import parse_reply
 
 LIST_FILES = ToolSpec(
     "list_files",
@@ -46,6 +40,11 @@ CONTEXT = 512
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny checkpoint overfitted to answer QUESTION with CALL (loss on the assistant turn only)."""
+    import torch
+
+    from res_repro.sft.model import tiny_model
+    from res_repro.sft.tokenizer import train_tokenizer
+
     example = {"messages": [QUESTION, CALL], "tools": TOOLS}
     tokenizer = train_tokenizer([example] * 4, vocab_size=320, max_length=CONTEXT)
     sizes = {"hidden_size": 32, "intermediate_size": 64, "num_layers": 1, "num_heads": 2}
@@ -73,6 +72,8 @@ def _request(*messages: dict, max_tokens: int = 64) -> ModelRequest:
 
 @pytest.mark.slow
 def test_the_served_checkpoint_answers_the_openai_provider(checkpoint):
+    from res_repro.simulation import checkpoint_server
+
     long = {"role": "user", "content": "files " * CONTEXT}
     with checkpoint_server({"tuned": checkpoint}, max_new_tokens=64) as running:
         provider = OpenAIChatProvider(api_key="not-needed", base_url=running.url, timeout_s=60)
@@ -103,6 +104,8 @@ def test_replies_are_read_as_a_tool_call_or_as_text():
 
 
 def test_the_checkpoint_digest_follows_weights_and_tokenizer(tmp_path):
+    from res_repro.pipelines.served import checkpoint_digest
+
     first, second = tmp_path / "first", tmp_path / "second"
     for folder in (first, second):
         folder.mkdir()

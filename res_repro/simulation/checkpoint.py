@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 import sys
 import threading
 from collections.abc import Mapping
@@ -27,30 +26,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
 from res_repro.simulation.http import serve
-from res_repro.simulation.wire import Answer, RequestError, completion
-
-TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
-
-
-def parse_reply(text: str) -> Answer:
-    """The reply as an answer: its first well-formed tool-call block as the call, else all of it as text."""
-    for match in TOOL_CALL.finditer(text):
-        try:
-            call = json.loads(match.group(1))
-        except json.JSONDecodeError:
-            continue
-        if isinstance(call, dict) and isinstance(call.get("name"), str):
-            arguments = call.get("arguments", {})
-            if isinstance(arguments, str):
-                try:
-                    arguments = json.loads(arguments)
-                except json.JSONDecodeError:
-                    continue
-            if isinstance(arguments, dict):
-                return Answer(
-                    text=text[: match.start()].strip() or None, tool=call["name"], arguments=arguments
-                )
-    return Answer(text=text.strip())
+from res_repro.simulation.wire import RequestError, completion, parse_reply
 
 
 class Checkpoint:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,3 +75,27 @@ def completion(
         ],
         "usage": {"prompt_tokens": prompt, "completion_tokens": output, "total_tokens": prompt + output},
     }
+
+
+TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
+
+
+def parse_reply(text: str) -> Answer:
+    """The reply as an answer: its first well-formed tool-call block as the call, else all of it as text."""
+    for match in TOOL_CALL.finditer(text):
+        try:
+            call = json.loads(match.group(1))
+        except json.JSONDecodeError:
+            continue
+        if isinstance(call, dict) and isinstance(call.get("name"), str):
+            arguments = call.get("arguments", {})
+            if isinstance(arguments, str):
+                try:
+                    arguments = json.loads(arguments)
+                except json.JSONDecodeError:
+                    continue
+            if isinstance(arguments, dict):
+                return Answer(
+                    text=text[: match.start()].strip() or None, tool=call["name"], arguments=arguments
+                )
+    return Answer(text=text.strip())
