@@ -23,6 +23,7 @@ from res_repro.res.checks import CheckResult
 from res_repro.viewer import cache, resolve_source, write_bundle, write_cached_bundle
 from res_repro.viewer.bundle import group_id
 from res_repro.viewer.diff import tree_diff
+from res_repro.viewer.pairs import page_id
 
 REFUSAL = "nop passes the candidate: the change does not matter"
 
@@ -122,9 +123,12 @@ def test_the_bundle_links_cells_to_episodes_and_seeds_to_node_diffs(tmp_path, re
     run, result, records = _run_folder(tmp_path)
     out = tmp_path / "bundle"
     index = write_bundle(resolve_source(run), out).read_text()
-    scaled = group_id("oracle", "+RES")
-    assert f'href="groups/{scaled}.html">0.00<' in index  # the marker in parentheses is dropped
+    scaled, agent = group_id("oracle", "+RES"), page_id("oracle")
+    assert f'href="agents/{agent}.html">0.00<' in index  # the marker in parentheses is dropped
+    assert f'href="agents/{agent}.html">100.00<' in index  # the original row leads to the same pairs
     assert index.count("cell-link") == 2 * 5  # the run-less paper row links nowhere
+    paired = (out / "agents" / f"{agent}.html").read_text()
+    assert f"groups/{scaled}.html" in paired and "pairs/" in paired
     group = (out / "groups" / f"{scaled}.html").read_text()
     assert f"episodes/{records[1].episode_id}.html" in group
     episode = (out / "episodes" / f"{records[1].episode_id}.html").read_text()
