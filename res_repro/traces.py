@@ -47,8 +47,12 @@ def turns(messages: list[dict[str, Any]]) -> list[tuple[list[dict[str, Any]], di
 
 
 def tool_results(messages: list[dict[str, Any]]) -> dict[str, str]:
-    """Each tool call's output, by call id."""
-    return {m["tool_call_id"]: m.get("content", "") for m in messages if m.get("role") == "tool"}
+    """Each tool call's output, by call id (a scripted agent's tool message without one answers no call)."""
+    return {
+        m["tool_call_id"]: m.get("content", "")
+        for m in messages
+        if m.get("role") == "tool" and "tool_call_id" in m
+    }
 
 
 def _outcome(record: EpisodeRecord) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from res_repro.env.task import Task, hash_tree
 from res_repro.res.checks import run_checks
 from res_repro.res.graph import DependencyGraph
 from res_repro.res.operators import OPERATORS, Application, Family
+from res_repro.res.operators.harbor_common import TAGGED, mentioned, task_text, workspace_files
 from res_repro.res.operators.harbor_operators import HARBOR_OPERATORS
 
 NAMES = [op.name for op in HARBOR_OPERATORS]
@@ -241,3 +242,18 @@ def test_scaling_a_seed_stacks_composed_changes(tmp_path):
     history = result.last.manifest.history
     assert len(history) == 4 and any(application.composes for application in history)
     assert result.last.manifest.graph.depth() >= 4
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_change_names_the_task_files_it_alters_not_the_files_it_adds(tmp_path, name):
+    """``altered`` (what the viewer matches a trajectory against) names files of the parent task: a
+    workspace file or an output the task names, never one of the change's own tagged artifacts."""
+    parent = seed("csv-sales-summary")
+    draft = copy(parent, tmp_path / "child")
+    params = OPERATORS[name].propose(draft, DependencyGraph(), random.Random(0))
+    before, text = set(workspace_files(draft)), task_text(draft)
+    altered = OPERATORS[name].altered(params)
+    assert altered.files and not altered.tools
+    for rel in altered.files:
+        assert rel in before or mentioned(rel, text), rel
+        assert not TAGGED.search(rel), rel

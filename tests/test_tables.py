@@ -24,6 +24,14 @@ def test_markdown_has_header_rows_and_notes():
     assert "- scripted" in text
 
 
+def test_the_heading_and_notes_are_read_back_from_the_markdown():
+    table = _table()
+    table.add_row("- not a note", "1")  # a cell that looks like a note stays in the grid
+    table.notes.append("a note naming | a pipe")
+    assert Table.heading_and_notes(table.to_markdown()) == ("T", ["scripted", "a note naming | a pipe"])
+    assert Table.heading_and_notes("") == ("", [])
+
+
 def test_csv_round_trips():
     rows = list(csv.reader(io.StringIO(_table().to_csv())))
     assert rows == [["agent", "Pass@1 (%)"], ["oracle", "100.00"], ["nop_x", "0"]]

@@ -128,6 +128,17 @@ def test_each_operator_makes_a_valid_child(claw, tmp_path, operator, task_id, se
 
 
 @pytest.mark.parametrize(("operator", "task_id", "seed"), PINNED)
+def test_a_change_names_the_tools_it_alters_not_the_tools_it_adds(claw, tmp_path, operator, task_id, seed):
+    """``altered`` (what the viewer matches a trajectory's calls against) names tools of the parent whose
+    behaviour or responses the change altered, never a tool the change added."""
+    parent = claw[task_id]
+    _, params, _, _ = _child(parent, tmp_path / "child", operator, seed)
+    altered = OPERATORS[operator].altered(params)
+    assert altered.tools and not altered.files
+    assert set(altered.tools) <= {tool.name for tool in parent.config.tools}
+
+
+@pytest.mark.parametrize(("operator", "task_id", "seed"), PINNED)
 def test_a_change_that_is_undone_is_no_longer_applied(claw, tmp_path, operator, task_id, seed):
     _, params, _, draft = _child(claw[task_id], tmp_path / "child", operator, seed)
     draft.config.middleware.clear()

@@ -4,7 +4,9 @@ static pages built over a run folder."""
 from __future__ import annotations
 
 import csv
+import html
 import json
+import re
 import shutil
 
 import pytest
@@ -23,6 +25,7 @@ from res_repro.res.checks import CheckResult
 from res_repro.viewer import cache, resolve_source, write_bundle, write_cached_bundle
 from res_repro.viewer.bundle import group_id
 from res_repro.viewer.diff import tree_diff
+from res_repro.viewer.pairs import page_id
 
 REFUSAL = "nop passes the candidate: the change does not matter"
 
@@ -122,9 +125,12 @@ def test_the_bundle_links_cells_to_episodes_and_seeds_to_node_diffs(tmp_path, re
     run, result, records = _run_folder(tmp_path)
     out = tmp_path / "bundle"
     index = write_bundle(resolve_source(run), out).read_text()
-    scaled = group_id("oracle", "+RES")
-    assert f'href="groups/{scaled}.html">0.00<' in index  # the marker in parentheses is dropped
+    scaled, agent = group_id("oracle", "+RES"), page_id("oracle")
+    assert f'href="agents/{agent}.html">0.00<' in index  # the marker in parentheses is dropped
+    assert f'href="agents/{agent}.html">100.00<' in index  # the original row leads to the same pairs
     assert index.count("cell-link") == 2 * 5  # the run-less paper row links nowhere
+    paired = (out / "agents" / f"{agent}.html").read_text()
+    assert f"groups/{scaled}.html" in paired and "pairs/" in paired
     group = (out / "groups" / f"{scaled}.html").read_text()
     assert f"episodes/{records[1].episode_id}.html" in group
     episode = (out / "episodes" / f"{records[1].episode_id}.html").read_text()
@@ -247,3 +253,34 @@ def test_every_viewer_cell_equals_its_csv_cell_for_every_committed_table(tmp_pat
         if len(set(next(csv.reader(p.open())))) < len(next(csv.reader(p.open())))
     ]
     assert duplicated  # the case that made the by-header reading wrong is among them
+
+
+def test_tables_show_their_notes_and_pages_show_numbers_and_json_readably(tmp_path):
+    run, _, records = _run_folder(tmp_path)
+    note = "oracle's rows on scaled environments are fixed by construction, not evidence about RES"
+    (run / "table1.md").write_text(
+        f"### Table 1 (tiny): original vs RES\n\n| agent |\n|---|\n| oracle |\n\n- {note}.\n"
+    )
+    out = tmp_path / "bundle"
+    index = write_bundle(resolve_source(run), out).read_text()
+    assert "Table 1 (tiny): original vs RES" in index
+    assert f'<ul class="notes" id="notes-table1"><li>{note.replace(chr(39), "&#39;")}.</li></ul>' in index
+    assert (out / "style.css").is_file() and 'href="style.css"' in index
+    scaled = (out / "episodes" / f"{records[1].episode_id}.html").read_text()
+    assert '<span class="failed">25.00</span>' in scaled  # a score as the tables show it: x 100, two decimals
+    shown = re.search(r'<pre class="json" id="grade">(.*?)</pre>', scaled, re.S)
+    assert shown and json.loads(html.unescape(shown.group(1))) == records[1].grade.to_dict()  # JSON, indented
+    assert "\n  " in shown.group(1)
+
+
+def test_unreadable_records_are_one_line_naming_the_file_and_line(tmp_path):
+    run, _, _ = _run_folder(tmp_path)
+    with (run / "episodes.jsonl").open("a") as handle:
+        handle.write(json.dumps({"episode_id": "x", "task_id": "t"}) + "\n")
+    with pytest.raises(
+        UserInputError, match=r"episodes\.jsonl:3: not a record with episode_id, task_id, agent"
+    ):
+        resolve_source(run)
+    (run / "episodes.jsonl").write_text("{not json\n")
+    with pytest.raises(UserInputError, match=r"episodes\.jsonl:1: not JSON"):
+        resolve_source(run)

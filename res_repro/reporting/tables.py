@@ -58,6 +58,16 @@ class Table:
             lines += [""] + [f"- {note}" for note in self.notes]
         return "\n".join(lines) + "\n"
 
+    @staticmethod
+    def heading_and_notes(markdown: str) -> tuple[str, list[str]]:
+        """The title and the notes of a table that :meth:`to_markdown` wrote (the cells are read from the
+        CSV): the ``###`` heading, and each ``- `` line after the grid."""
+        lines = markdown.splitlines()
+        title = next((line[4:] for line in lines if line.startswith("### ")), "")
+        grid = [i for i, line in enumerate(lines) if line.startswith("|")]
+        after = lines[grid[-1] + 1 :] if grid else []
+        return title, [line[2:] for line in after if line.startswith("- ")]
+
     def to_csv(self) -> str:
         """CSV with a header row; notes are left out (they live in the Markdown)."""
         buffer = io.StringIO()

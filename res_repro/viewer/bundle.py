@@ -1,88 +1,91 @@
 """The view as static HTML pages (Jinja2 templates): one folder that a browser, a local server or MLflow's
-artifact view opens.
+artifact view opens, with its stylesheet beside the pages and no script that needs a server.
 
-Pages: ``index.html`` (the run's tables, each row linked to the episodes behind it, and the seeds),
-``groups/<id>.html`` (the episodes of one agent in one environment), ``episodes/<id>.html`` (one
-trajectory), ``seeds/<seed>.html`` (a lineage as a tree E0..Ek with rejected candidates) and
-``nodes/<seed>/<node>.html`` (a node's change, checks and diff against its parent).
+Pages: ``index.html`` (the run's tables with their notes, each row linked to the episodes behind it, and
+the seeds), ``groups/<id>.html`` (the episodes of one agent in one environment), ``agents/<id>.html``
+(one agent's tasks, original against scaled), ``pairs/<id>.html`` (one agent on one task in both
+environments, turn by turn), ``episodes/<id>.html`` (one trajectory), ``seeds/<seed>.html`` (a lineage
+drawn as a tree E0..Ek with rejected candidates, and its deepest environment's dependency graph) and
+``nodes/<seed>/<node>.html`` (a node's changes in words, checks, dependency graph and diff).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import shutil
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup, escape
 
-from res_repro.viewer.diff import tree_diff
+from res_repro.viewer import readable
+from res_repro.viewer.changes import parameters, sentence
+from res_repro.viewer.lineage_pages import write_lineage
+from res_repro.viewer.pairs import ORIGINAL, Pair, page_id, pairs
 from res_repro.viewer.sources import Table, ViewSource
 
 TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"
 CONDITION_COLUMNS = ("environment", "condition")
+
+
+def group_id(agent: str, environment: str) -> str:
+    """The file name of the page of one agent's episodes in one environment."""
+    return page_id(agent, environment)
+
+
+def _code(text: str) -> Markup:
+    """Text with its `backticked` spans set as code (everything escaped)."""
+    pieces = str(escape(text)).split("`")
+    return Markup("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(pieces)))
 
 
 def _environment() -> Environment:
     env = Environment(
         loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]), keep_trailing_newline=True
     )
-    env.filters["pretty"] = lambda value: json.dumps(value, indent=2, default=str, ensure_ascii=False)
+    env.filters.update(
+        pretty=readable.pretty,
+        long_texts=readable.long_texts,
+        number=readable.number,
+        code=_code,
+        sentence=sentence,
+        parameters=parameters,
+    )
     return env
 
 
-def group_id(agent: str, environment: str) -> str:
-    """The file name of the page of one agent's episodes in one environment."""
-    return hashlib.sha256(f"{agent}\0{environment}".encode()).hexdigest()[:12]
-
-
-def _row_group(table: Table, row: list[str], source: ViewSource, groups: set[tuple[str, str]]) -> str | None:
-    """The episode group behind a table row: its agent (a model's display name mapped to its key) and its
-    environment column (a marker in parentheses dropped), when the run has such episodes."""
+def _row_link(
+    table: Table, row: list[str], source: ViewSource, links: dict[tuple[str, str], str]
+) -> str | None:
+    """Where a table row leads: its agent (a model's display name mapped to its key) in its environment
+    column (a marker in parentheses dropped), when the run has such episodes."""
     shown = table.first(row, "agent") or ""
     agent = source.display_names.get(shown, shown)
     condition = next((table.first(row, c) for c in CONDITION_COLUMNS if c in table.columns), None)
     if condition is None:
         return None
-    key = (agent, condition.split(" (")[0].strip())
-    return group_id(*key) if key in groups else None
+    return links.get((agent, condition.split(" (")[0].strip()))
 
 
-def _table_view(table: Table, source: ViewSource, groups: set[tuple[str, str]]) -> dict[str, Any]:
-    return {
-        "name": table.name,
-        "columns": table.columns,
-        "rows": [{"cells": row, "group": _row_group(table, row, source, groups)} for row in table.rows],
-    }
-
-
-def _lineage(source: ViewSource, seed: str) -> dict[str, Any]:
-    """A seed's nodes as a tree (children under their parent) with the rejections under their parent."""
-    manifests = source.manifests(seed)
-    rejected: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for rejection in source.rejections(seed):
-        rejected[rejection["parent_id"]].append(rejection)
-    children: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
-    ids = {m["node_id"] for m in manifests}
-    for manifest in manifests:
-        parent = manifest["parent_id"] if manifest["parent_id"] in ids else None
-        children[parent].append(manifest)
-    order: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
-
-    def visit(parent: str | None) -> None:
-        for manifest in children.get(parent, []):
-            order.append((manifest, rejected.get(manifest["node_id"], [])))
-            visit(manifest["node_id"])
-
-    visit(None)
-    return {"seed": seed, "nodes": order}
+def _links(by_group: dict[tuple[str, str], list[Any]], paired: list[Pair]) -> dict[tuple[str, str], str]:
+    """Each (agent, environment)'s page: the agent's paired tasks when that environment is in a pair
+    (the original and the scaled rows of a table both lead there), else its episodes."""
+    links = {key: f"groups/{group_id(*key)}.html" for key in by_group}
+    for pair in paired:
+        agent = pair.scaled["agent"]
+        for environment in (ORIGINAL, pair.scaled["environment"]):
+            links[(agent, environment)] = f"agents/{page_id(agent)}.html"
+    return links
 
 
 def write_bundle(source: ViewSource, out: Path) -> Path:
     """Write every page of ``source`` under ``out``; return the index page."""
     env = _environment()
     out.mkdir(parents=True, exist_ok=True)
+    for path in STATIC.iterdir():
+        shutil.copyfile(path, out / path.name)
 
     def render(name: str, template: str, depth: int, **values: Any) -> None:
         path = out / name
@@ -98,34 +101,51 @@ def write_bundle(source: ViewSource, out: Path) -> Path:
         if episode.get("node_id"):
             by_node[episode["node_id"]].append(episode)
     seeds = source.seeds()
-    tables = [_table_view(t, source, set(by_group)) for t in source.tables]
+    paired = pairs(episodes, {seed: source.manifests(seed) for seed in seeds})
+    by_agent: dict[str, list[Pair]] = defaultdict(list)
+    for pair in paired:
+        by_agent[pair.scaled["agent"]].append(pair)
+    links = _links(by_group, paired)
+    tables = [
+        {"table": t, "rows": [{"cells": row, "link": _row_link(t, row, source, links)} for row in t.rows]}
+        for t in source.tables
+    ]
     groups = [
         {"id": group_id(*key), "agent": key[0], "environment": key[1], "n": len(group)}
         for key, group in by_group.items()
     ]
-    render("index.html", "index.html", 0, tables=tables, seeds=seeds, groups=groups, n_episodes=len(episodes))
+    agents = [{"id": page_id(agent), "agent": agent, "n": len(found)} for agent, found in by_agent.items()]
+    render(
+        "index.html",
+        "index.html",
+        0,
+        tables=tables,
+        seeds=seeds,
+        groups=groups,
+        agents=agents,
+        n_episodes=len(episodes),
+    )
     for key, group in by_group.items():
         render(
             f"groups/{group_id(*key)}.html", "group.html", 1, agent=key[0], environment=key[1], episodes=group
         )
+    for agent, found in by_agent.items():
+        environments = sorted({p.scaled["environment"] for p in found})
+        groups_of = {e: group_id(agent, e) for e in [ORIGINAL, *environments]}
+        render(f"agents/{page_id(agent)}.html", "agent.html", 1, agent=agent, pairs=found, groups=groups_of)
+    for pair in paired:
+        render(f"pairs/{pair.id}.html", "pair.html", 1, pair=pair, agent_page=page_id(pair.scaled["agent"]))
+    pair_of = {p.scaled["episode_id"]: p.id for p in paired} | {
+        p.original["episode_id"]: p.id for p in paired
+    }
     for episode in episodes:
-        render(f"episodes/{episode['episode_id']}.html", "episode.html", 1, episode=episode)
+        render(
+            f"episodes/{episode['episode_id']}.html",
+            "episode.html",
+            1,
+            episode=episode,
+            pair=pair_of.get(episode["episode_id"]),
+        )
     for seed in seeds:
-        lineage = _lineage(source, seed)
-        render(f"seeds/{seed}.html", "seed.html", 1, lineage=lineage)
-        known = {m["node_id"] for m, _ in lineage["nodes"]}
-        for manifest, rejections in lineage["nodes"]:
-            parent = manifest["parent_id"] if manifest["parent_id"] in known else None
-            diff = tree_diff(
-                source.env_dir(seed, parent) if parent else None, source.env_dir(seed, manifest["node_id"])
-            )
-            render(
-                f"nodes/{seed}/{manifest['node_id']}.html",
-                "node.html",
-                2,
-                manifest=manifest,
-                rejections=rejections,
-                diff=diff,
-                episodes=by_node.get(manifest["node_id"], []),
-            )
+        write_lineage(source, seed, by_node, render)
     return out / "index.html"

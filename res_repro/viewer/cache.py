@@ -30,7 +30,7 @@ def _viewer_digest() -> str:
     """A hash of the viewer's code and templates: a change to either renders anew."""
     digest = hashlib.sha256()
     for path in sorted(VIEWER_DIR.rglob("*")):
-        if path.is_file() and path.suffix in {".py", ".html"}:
+        if path.is_file() and path.suffix in {".py", ".html", ".css"}:
             digest.update(path.relative_to(VIEWER_DIR).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

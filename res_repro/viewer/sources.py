@@ -18,10 +18,13 @@ from typing import Any
 import yaml
 
 from res_repro.errors import UserInputError
+from res_repro.reporting.tables import Table as ResultTable
 from res_repro.res.lineage import ENV_DIR, MANIFEST, LineageStore
 from res_repro.storage import CORRUPT
 
 RUN_FILES = ("episodes.jsonl", "lineages.jsonl")
+EPISODE_KEYS = ("episode_id", "task_id", "agent", "environment")  # what the pages need of an episode record
+NODE_KEYS = ("node_id", "seed_task_id")  # and of a lineage manifest
 LINEAGES, EPISODES = "lineages", "episodes"
 
 
@@ -34,6 +37,8 @@ class Table:
     name: str
     columns: list[str]
     rows: list[list[str]]
+    title: str = ""  # the heading and notes of the Markdown written beside the CSV, when there is one
+    notes: list[str] = field(default_factory=list)
 
     def first(self, row: list[str], column: str) -> str | None:
         """The cell of ``row`` under the first column named ``column`` (None when there is none)."""
@@ -84,7 +89,7 @@ class ViewSource:
         for path in sorted((self.lineage_root / seed).glob(f"*/{MANIFEST}")):
             if CORRUPT in path.parent.name:  # a damaged node moved aside by the store
                 continue
-            manifest = json.loads(path.read_text(encoding="utf-8"))
+            manifest = _record(path.read_text(encoding="utf-8"), str(path), NODE_KEYS)
             if self.node_ids is None or manifest["node_id"] in self.node_ids:
                 found.append(manifest)
         return sorted(found, key=lambda m: (m["depth"], m["node_id"]))
@@ -101,20 +106,40 @@ class ViewSource:
         return self.lineage_root / seed / node_id / ENV_DIR
 
 
-def _jsonl(path: Path) -> list[dict[str, Any]]:
+def _record(text: str, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    """One JSON record holding ``keys``; anything else is one line naming ``where`` and what was expected."""
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserInputError(
+            f"{where}: not JSON ({exc.msg}); expected a record with {', '.join(keys)}"
+        ) from None
+    if not isinstance(record, dict) or not all(key in record for key in keys):
+        raise UserInputError(f"{where}: not a record with {', '.join(keys)}")
+    return record
+
+
+def _jsonl(path: Path, keys: tuple[str, ...]) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+        return [_record(line, f"{path}:{n}", keys) for n, line in enumerate(handle, start=1) if line.strip()]
 
 
 def _tables(run: Path) -> list[Table]:
+    """Each CSV table, with the heading and notes of the Markdown beside it."""
     tables = []
     for path in sorted(run.glob("*.csv")):
         with path.open(encoding="utf-8", newline="") as handle:
             header, *rows = list(csv.reader(handle)) or [[]]
         width = len(header)
-        tables.append(Table(path.stem, header, [(row + [""] * width)[:width] for row in rows]))
+        markdown = path.with_suffix(".md")
+        title, notes = (
+            ResultTable.heading_and_notes(markdown.read_text(encoding="utf-8"))
+            if markdown.is_file()
+            else ("", [])
+        )
+        tables.append(Table(path.stem, header, [(row + [""] * width)[:width] for row in rows], title, notes))
     return tables
 
 
@@ -136,7 +161,9 @@ def _cache_above(run: Path) -> Path | None:
 
 
 def _store_episodes(root: Path) -> list[dict[str, Any]]:
-    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(root.glob("*/*.json"))]
+    return [
+        _record(p.read_text(encoding="utf-8"), str(p), EPISODE_KEYS) for p in sorted(root.glob("*/*.json"))
+    ]
 
 
 def newest_run(runs_dir: Path) -> Path:
@@ -158,11 +185,11 @@ def resolve_source(target: Path, cache_dir: Path | None = None) -> ViewSource:
         raise UserInputError(f"{target}: not a folder; expected a run folder, a lineage or an episode store")
     if any((target / name).is_file() for name in RUN_FILES) or any(target.glob("*.csv")):
         cache = cache_dir or _cache_above(target)
-        nodes = _jsonl(target / "lineages.jsonl")
+        nodes = _jsonl(target / "lineages.jsonl", NODE_KEYS)
         return ViewSource(
             label=str(target),
             tables=_tables(target),
-            episodes=_jsonl(target / "episodes.jsonl"),
+            episodes=_jsonl(target / "episodes.jsonl", EPISODE_KEYS),
             lineage_root=cache / LINEAGES if cache else None,
             node_ids={m["node_id"] for m in nodes},
             seed_ids={m["seed_task_id"] for m in nodes},

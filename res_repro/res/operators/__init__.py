@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from res_repro.errors import UserInputError
-from res_repro.res.operators.base import Application, Family, Operator
+from res_repro.res.operators.base import Altered, Application, Family, Operator
 from res_repro.res.operators.harbor_operators import HARBOR_OPERATORS
 from res_repro.res.operators.tool_operators import TOOL_OPERATORS
 
@@ -31,4 +31,4 @@ def library(names: list[str] | None) -> list[Operator]:
     return [OPERATORS[name] for name in names]
 
 
-__all__ = ["OPERATORS", "Application", "Family", "Operator", "library", "reference_adapters"]
+__all__ = ["OPERATORS", "Altered", "Application", "Family", "Operator", "library", "reference_adapters"]

@@ -60,6 +60,16 @@ class Application:
         return any(edge.how.startswith("composed:") for edge in self.edges)
 
 
+@dataclass(frozen=True)
+class Altered:
+    """What a change altered of its parent environment (not what it added): the tools whose behaviour or
+    responses it changed, and the workspace files (paths relative to the workspace) it moved, encoded,
+    split or locked."""
+
+    tools: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+
+
 class Operator(abc.ABC):
     """A programmatic environment change. Subclasses set the class attributes and the three methods."""
 
@@ -93,6 +103,10 @@ class Operator(abc.ABC):
     @abc.abstractmethod
     def applied(self, draft: Any, params: dict[str, Any]) -> str | None:
         """None when the change is present in the draft, else what is missing."""
+
+    def altered(self, params: dict[str, Any]) -> Altered:
+        """What a change with ``params`` altered of the parent environment. The base names nothing."""
+        return Altered()
 
     def composes(self, params: dict[str, Any], graph: DependencyGraph) -> bool:
         """True when ``params`` applied on an environment whose graph is ``graph`` build on an earlier

@@ -28,7 +28,7 @@ from typing import Any
 
 from res_repro.env.formats.harbor import BASE_SOLVE, SOLVE, HarborDraft
 from res_repro.res.graph import GOAL, OBSERVATION, DependencyGraph, Edge
-from res_repro.res.operators.base import Operator
+from res_repro.res.operators.base import Altered, Operator
 
 APP = "/app"
 TIER_WEIGHTS = {"read": 2, "named": 1}  # how the task's own targets are drawn; see Pools
@@ -81,10 +81,15 @@ class HarborOperator(Operator):
 
     kind = "harbor"
 
+    def altered(self, params: dict[str, Any]) -> Altered:
+        """The files it changes: ``files``, ``file`` and ``path`` (its helper ``tool`` is a new file)."""
+        return Altered(
+            files=(*params.get("files", ()), *(params[key] for key in ("file", "path") if key in params))
+        )
+
     def composes(self, params: dict[str, Any], graph: DependencyGraph) -> bool:
         """True when a target file of the params is a node of ``graph``."""
-        targets = [*params.get("files", ()), *(params[key] for key in ("file", "path") if key in params)]
-        return any(node(rel) in graph.nodes for rel in targets)
+        return any(node(rel) in graph.nodes for rel in self.altered(params).files)
 
 
 # -- what the task uses -------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from res_repro.env.formats.tool_api.task_file import SOLUTION_FILE
 from res_repro.env.middleware import GUIDED, LINKS, REALISTIC, SELF, map_records, parse_link
 from res_repro.env.tools import ToolResponse
 from res_repro.res.graph import DependencyGraph
-from res_repro.res.operators.base import Call, Operator
+from res_repro.res.operators.base import Altered, Call, Operator
 
 LIST_OPERATIONS = frozenset({"list", "search"})
 READ_OPERATIONS = frozenset({"list", "search", "get"})
@@ -58,6 +58,9 @@ class ToolOperator(Operator):
     # names, what the tools' documentation states). The others (which records moved, the copies' ids, a
     # secret's value) stay with the change, so the reference passing proves the advertised path works.
     shown: ClassVar[tuple[str, ...]] = ()
+    # The params naming the tools whose behaviour or responses the change alters (``altered``); a tool the
+    # change adds (an archive, a bulk or a directory tool) is named by other params.
+    alters: ClassVar[tuple[str, ...]] = ("tool", "tools")
 
     def shown_params(self, params: dict[str, Any]) -> dict[str, Any]:
         """What the reference adapter of a change with ``params`` is given: the :attr:`shown` ones."""
@@ -66,6 +69,13 @@ class ToolOperator(Operator):
     def record_adapter(self, draft: ToolDraft, params: dict[str, Any]) -> None:
         """Send the task's reference program through this change's adapter, with :meth:`shown_params`."""
         draft.add_adapter(self.name, self.shown_params(params))
+
+    def altered(self, params: dict[str, Any]) -> Altered:
+        """The tools named by the :attr:`alters` params."""
+        named = [params[key] for key in self.alters if key in params]
+        return Altered(
+            tools=tuple(t for value in named for t in ([value] if isinstance(value, str) else value))
+        )
 
     def composes(self, params: dict[str, Any], graph: DependencyGraph) -> bool:
         """True when the params name an earlier change's record, tool or token."""

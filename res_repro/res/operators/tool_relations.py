@@ -540,6 +540,7 @@ class PartyReferences(ToolOperator):
 
     name = "party_references"
     family = Family.RESOURCE_RELATIONS
+    alters = ("tools",)  # ``tool`` is the directory's new tool
     description = (
         "Records returned by `tools` name a party in `field` by the id of an entry kept by a directory "
         "service (`directory`, one entry per distinct party, `refs`), with a `links` entry to the call "
