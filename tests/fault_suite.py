@@ -317,6 +317,12 @@ FAULT_CASES = [
     ),
     SuiteCase(
         "fault",
+        "the viewer pointed at any folder (a project root, a runs folder, the cache, a store, a run)",
+        "a view of what it holds; anything else one line",
+        ("tests/test_viewer.py::test_stores_are_views_too_and_anything_else_is_one_line",),
+    ),
+    SuiteCase(
+        "fault",
         "file names that are not UTF-8",
         "hashed and checked like any other",
         ("tests/test_check.py::test_a_file_name_that_is_not_utf8_is_hashed_and_checked",),
