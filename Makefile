@@ -39,11 +39,11 @@ system-deps: ## Install bubblewrap, slirp4netns, busybox-static, docker-registry
 
 install: $(STAMP) system-deps ## Create the virtual environment and install everything
 
-test: install ## Run the whole test suite, slow end-to-end runs included (as CI does)
-	$(PY) -m pytest -q
+test: install ## Run the whole test suite, slow end-to-end runs included, one worker per core (as CI does; about 7 min on 2 cores)
+	$(PY) -m pytest -q -n auto --dist worksteal
 
-test-fast: install ## Run the tests not marked slow, one worker per core: the everyday loop (about 3 min on 2 cores)
-	$(PY) -m pytest -q -m "not slow" -n auto
+test-fast: install ## Run the tests not marked slow (nor needing Docker), one worker per core: the everyday loop (about 75 s on 2 cores)
+	$(PY) -m pytest -q -m "not slow" -n auto --dist worksteal
 
 lint: install ## Check style with ruff and the import layers with import-linter (pyproject.toml)
 	$(VENV)/bin/ruff check .

@@ -27,6 +27,14 @@ def collector_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("res_repro.app.freeze_at_exit", lambda: None)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that needs a Docker engine starts containers, seconds each: it is slow too, so the
+    everyday loop (``make test-fast``, ``-m "not slow"``) leaves it to ``make test``."""
+    for item in items:
+        if item.get_closest_marker("docker") is not None:
+            item.add_marker(pytest.mark.slow)
+
+
 def docker_unavailable(reason: str) -> NoReturn:
     """Skip the current test for lack of Docker, or fail it when CI=true (CI always provides Docker)."""
     if os.environ.get("CI") == "true":

@@ -81,6 +81,7 @@ def test_scaling_admits_a_child_the_solver_finds_middling(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_a_refused_admission_spends_revisions_until_the_budget_is_gone(tmp_path):
     task = load_tool_task(make_tool_task(tmp_path / "seed"))
     solver = Sometimes(set())  # always solves: every candidate is trivial for it

@@ -95,6 +95,7 @@ def scaled(tmp_path_factory: pytest.TempPathFactory) -> list[Task]:
     return tasks
 
 
+@pytest.mark.slow
 def test_the_episode_seed_varies_an_explorer_and_fixes_it(scaled: list[Task]) -> None:
     """Across seeds some scaled environment sees different trajectories; each seed repeats exactly."""
     differing = 0
@@ -158,6 +159,7 @@ class Fulfils(MissesTheAnswer):
     ("target", "stop_on", "depth"),
     [(MissesTheAnswer(), "fulfilment", 1), (Fulfils(), "fulfilment", 2), (MissesTheAnswer(), "pass", 2)],
 )
+@pytest.mark.slow
 def test_scaling_stops_unless_the_target_fulfils_the_task(
     target: Agent, stop_on: str, depth: int, tmp_path: Path
 ) -> None:

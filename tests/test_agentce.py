@@ -101,6 +101,7 @@ def _reference_answer(task: Task) -> str:
     return answer
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("hidden", "decoys"), SWEEP)
 def test_sweep_puzzles_are_sound_and_graded(tmp_path: Path, hidden: int, decoys: int) -> None:
     tasks = _load(tmp_path, H=hidden, B=decoys, instances=3)

@@ -281,6 +281,7 @@ def _argv(case: Case, tmp: Path, places: dict[str, str]) -> list[str]:
     return [*args, *root, *RUN]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[case.kind for case in CASES])
 def test_bad_input_gives_one_line_and_a_non_zero_exit(
     case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

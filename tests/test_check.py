@@ -21,6 +21,7 @@ def _check(target, tmp_path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_valid_and_invalid_tasks_are_told_apart(tmp_path):
     suite = tmp_path / "suite"
     make_task(suite, "good")
@@ -55,6 +56,7 @@ def test_valid_and_invalid_tasks_are_told_apart(tmp_path):
     assert len(unreadable) == 1 and "unreadable/task.toml: field 'verifier.timeout_sec'" in unreadable[0]
 
 
+@pytest.mark.slow
 def test_all_valid_exits_zero_and_reuses_the_cache(tmp_path):
     task = make_task(tmp_path / "suite", "good")
     first = _check(task, tmp_path)
@@ -177,6 +179,7 @@ def test_picking_an_internal_schema_entry_is_one_line():
     assert run.stderr.strip().splitlines() == [run.stderr.strip()] and "one of agentce" in run.stderr
 
 
+@pytest.mark.slow
 def test_a_run_missing_a_users_path_names_the_setting(tmp_path):
     run = subprocess.run(
         [sys.executable, "-m", "res_repro", "benchmark=harbor_dataset", f"paths.root_dir={tmp_path}"],

@@ -42,6 +42,7 @@ def test_tools_are_declared_with_closed_schemas(tasks: list[Task]) -> None:
             assert "required" in tool.input_schema, (task.task_id, tool.name)
 
 
+@pytest.mark.slow
 def test_oracle_scores_one_and_nop_stays_below_half(tasks: list[Task]) -> None:
     for task in tasks:
         environment = ToolEnvironment(task)
@@ -51,6 +52,7 @@ def test_oracle_scores_one_and_nop_stays_below_half(tasks: list[Task]) -> None:
         assert ToolEnvironment(task).grade("").score < 0.5, task.task_id
 
 
+@pytest.mark.slow
 def test_wrong_headline_gets_partial_credit(tasks: list[Task]) -> None:
     for task in tasks:
         environment = ToolEnvironment(task)

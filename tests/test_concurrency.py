@@ -73,6 +73,7 @@ class SlowStore(EpisodeStore):
         super().put(record)
 
 
+@pytest.mark.slow
 def test_a_worker_does_not_wait_for_the_driver_to_record_its_last_episode(tmp_path: Path) -> None:
     log_dir = tmp_path / "intervals"
     log_dir.mkdir()

@@ -56,6 +56,7 @@ def _resolve(cfg) -> dict:
     return OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("experiment", _options("experiment"))
 def test_every_experiment_composes(experiment):
     resolved = _resolve(_compose([f"experiment={experiment}"]))
@@ -64,6 +65,7 @@ def test_every_experiment_composes(experiment):
     assert resolved["tracking"]["uri"] == f"sqlite:///{resolved['paths']['mlflow_db']}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("group", "option"), [(g, o) for g in GROUPS for o in _options(g)])
 def test_every_group_option_composes(group, option):
     resolved = _resolve(_compose([f"{group}={option}", *USER_SUPPLIED.get((group, option), [])]))

@@ -24,6 +24,7 @@ SHIPPED = [f"experiment={o}" for o in _options("experiment")] + [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("override", SHIPPED)
 def test_every_shipped_config_is_in_range(override: str) -> None:
     extra = ["benchmark.path=/data/tasks"] if override == "benchmark=harbor_dataset" else []

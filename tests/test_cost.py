@@ -64,6 +64,7 @@ def test_a_dry_run_sends_nothing_and_prints_the_projection(tmp_path, capsys):
     assert not (tmp_path / "run").exists()  # no table, no records
 
 
+@pytest.mark.slow
 def test_a_dry_run_exits_0_and_a_pipeline_without_a_plan_says_so(tmp_path):
     command = [
         sys.executable,
@@ -103,6 +104,7 @@ def test_cost_from_usage_matches_the_prices():
     assert metrics["cost.local.input_tokens"] == 50 and "cost.local.usd" not in metrics
 
 
+@pytest.mark.slow
 def test_a_real_run_reports_and_logs_its_cost_per_model(tmp_path, capsys):
     with FakeModelServer(OPENAI, after=Reply(text="done", input_tokens=100, output_tokens=20)) as server:
         cfg = compose_config(

@@ -71,6 +71,7 @@ def _column(table: Table, name: str) -> list[str]:
     return [row[table.columns.index(name)] for row in table.rows]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("experiment", [*EXPERIMENTS, "figures"])
 def test_every_experiment_is_a_registered_pipeline(experiment):
     cfg = _config(Path("/tmp/unused"), experiment)

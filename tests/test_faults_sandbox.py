@@ -130,6 +130,7 @@ def test_shared_memory_is_capped(make: MakeSandbox) -> None:
     assert sandbox.shell().run("rm /dev/shm/big && echo freed", T).stdout == "freed\n"
 
 
+@pytest.mark.slow
 def test_sigterm_ignoring_daemons_die_at_timeout_and_close(make: MakeSandbox) -> None:
     sandbox = make()
     sleep, cmdline = sleep_marker()

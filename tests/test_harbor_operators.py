@@ -65,6 +65,7 @@ def test_the_library_spans_the_three_families():
         assert OPERATORS[operator.name] is operator
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_each_operator_passes_every_check(tmp_path, name):
     parent = seed("csv-sales-summary")
@@ -95,6 +96,7 @@ def test_each_operator_passes_every_check(tmp_path, name):
         ),
     ],
 )
+@pytest.mark.slow
 def test_operators_handle_nested_paths_with_spaces(tmp_path, name, params):
     parent = seed("find-duplicate-files")
     draft = copy(parent, tmp_path / "child")
@@ -134,6 +136,7 @@ def test_text_operators_apply_to_text_inputs(tmp_path):
         ),
     ],
 )
+@pytest.mark.slow
 def test_operators_compose_on_an_earlier_artifact(tmp_path, name, params):
     base = copy(seed("csv-sales-summary"), tmp_path / "first")
     first = change(

@@ -155,6 +155,7 @@ def tool_results(protocol: str, body: dict[str, Any]) -> list[tuple[str, str]]:
     return [(block["tool_use_id"], block["content"]) for block in last["content"]]
 
 
+@pytest.mark.slow
 def test_solves_the_tool_task(server: FakeModelServer, make_agent: AgentFactory, tool_task: Task) -> None:
     server.load(SOLVE_TOOL_TASK)
     record = run(tool_task, make_agent())
@@ -275,6 +276,7 @@ def test_solves_the_terminal_task_in_the_local_sandbox(
         pytest.param([DROP], 5.0, id="dropped-connection"),
     ],
 )
+@pytest.mark.slow
 def test_transient_failures_are_retried(
     server: FakeModelServer,
     make_agent: AgentFactory,

@@ -76,6 +76,7 @@ def _failed(cell: str) -> bool:
     return bool(match) and int(match.group(1)) > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("pipeline", "table", "kept", "marked"), PIPELINES)
 def test_a_failed_model_ends_the_run_and_keeps_its_rows(
     capsys: pytest.CaptureFixture[str],

@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from res_repro.evaluation.progress import progress
 
 
@@ -53,6 +55,7 @@ for index in range(1000):
 """
 
 
+@pytest.mark.slow
 def test_parallel_jobs_do_not_break_each_others_lines():
     read, write = os.pipe()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}  # unbuffered, print writes a line in two pieces

@@ -16,6 +16,7 @@ RESULTS = Path(__file__).resolve().parents[1] / "results"
 @pytest.mark.parametrize(
     ("experiment", "name"), [("table_a1", "table_a1_claw_bundled"), ("table_a3", "table_a3")]
 )
+@pytest.mark.slow
 def test_a_settings_table_in_results_is_what_the_code_makes(
     experiment: str, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -161,6 +161,7 @@ def test_timeout_kills_the_command_and_its_children(sandbox: Sandbox) -> None:
     assert sandbox.exec("echo alive", T).stdout == "alive\n"
 
 
+@pytest.mark.slow
 def test_a_timeout_kills_a_daemon_that_cleared_its_environment(sandbox: Sandbox) -> None:
     """A daemon detached with ``env -i`` (no marker variable left) and double-forked dies at the timeout."""
     command, cmdline = sleep_marker()
@@ -579,6 +580,7 @@ def test_the_local_workspace_caps_its_file_count() -> None:
         sandbox.close()
 
 
+@pytest.mark.slow
 def test_the_local_sandbox_holds_its_memory_together_shared_memory_included() -> None:
     """memory_mb is per process (RLIMIT_AS); the memory cgroup caps the whole sandbox: six processes each
     holding a 100 MB memfd (shmem, outside any address space) cannot all live under 128 + 64 MB."""

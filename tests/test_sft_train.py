@@ -56,6 +56,7 @@ def episodes(tmp_path_factory):
     return cfg, root, records
 
 
+@pytest.mark.slow
 def test_scripted_trajectories_only_when_asked_and_balanced_with_a_seed(episodes):
     _, _, records = episodes
     assert trainable_pools(records, only_passed=True, include_scripted=False) == {ORIGINAL: [], RES: []}

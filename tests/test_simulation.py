@@ -61,6 +61,7 @@ def sent_requests(record: EpisodeRecord) -> int:
     return record.turns - record.accounting["cache_hits"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suite", ["terminal", "claw"])
 @pytest.mark.parametrize("tier", ["explorer-basic", "explorer-expert"])
 def test_a_simulated_explorer_acts_as_the_scripted_one(tasks, suite, tier):
@@ -83,6 +84,7 @@ def test_the_agents_turn_limit_binds_a_simulated_explorer(tasks):
     assert record.stop_reason == "turn_limit" and record.turns == 3 and not record.passed
 
 
+@pytest.mark.slow
 def test_attempts_send_their_own_requests_and_a_rerun_sends_none(tasks, tmp_path):
     task = tasks["claw"][0]
     with simulator([task], seed=0, operators_per_child=1) as running:

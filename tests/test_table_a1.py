@@ -56,6 +56,7 @@ def test_every_config_setting_names_its_key_and_holds_its_value():
         ("models=sim", "environment scaling", "target", "sim explorer-standard"),
     ],
 )
+@pytest.mark.slow
 def test_a_changed_config_value_changes_the_table(override, protocol, setting, value):
     before, after = _cells()[(protocol, setting)], _cells(override)[(protocol, setting)]
     assert after["this run"] == value != before["this run"]

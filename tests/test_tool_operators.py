@@ -116,6 +116,7 @@ def test_the_library_has_four_operators_per_family():
     assert {name for name, _, _ in PINNED} == {op.name for op in TOOL_OPERATORS}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("operator", "task_id", "seed"), PINNED)
 def test_each_operator_makes_a_valid_child(claw, tmp_path, operator, task_id, seed):
     parent = claw[task_id]
@@ -261,6 +262,7 @@ def test_validate_rejects_bad_params(claw, tmp_path, operator, task_id, seed):
     assert op.validate({**params, first: {"not": "valid"}}) is not None
 
 
+@pytest.mark.slow
 def test_scaling_a_claw_task_to_depth_six_passes_every_check(claw, tmp_path):
     scaler = build_scaler(tmp_path / "lineages", depth_cap=6, operators=[op.name for op in TOOL_OPERATORS])
     result = scaler.scale(claw["claw-finance-reconcile-00"])

@@ -186,6 +186,7 @@ def test_tree_diff_names_added_removed_and_changed_files(tmp_path):
     assert "-2" in diffs["a.txt"].lines and "+3" in diffs["a.txt"].lines
 
 
+@pytest.mark.slow
 def test_stores_are_views_too_and_anything_else_is_one_line(tmp_path):
     run, result, _ = _run_folder(tmp_path)
     lineages = resolve_source(tmp_path / ".cache" / "lineages")

@@ -250,6 +250,7 @@ def comparable(record: EpisodeRecord) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 def test_runs_give_the_same_records_with_the_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     tasks = load_benchmark("terminal_bundled", {"limit": 3})
     agents = build_agents(["explorer-expert", "oracle"])
