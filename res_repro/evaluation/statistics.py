@@ -117,60 +117,16 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     return low, high
 
 
-T_EXPANSION_DF = 1000
-"""Above this many degrees of freedom :func:`t_quantile` uses the normal quantile's expansion, whose
-first four terms are within 1e-13 of the exact quantile there, instead of a series of ``df / 2`` terms."""
-
-
 def t_quantile(confidence: float, df: int) -> float:
     """The two-sided quantile of Student's t distribution with ``df`` degrees of freedom: the ``t`` with
-    ``P(|T| <= t) = confidence``.
+    ``P(|T| <= t) = confidence`` (scipy's, imported here so that importing this module stays cheap)."""
+    from scipy.stats import t as student_t
 
-    For whole ``df`` that probability has a closed form in ``theta = atan(t / sqrt(df))`` (Abramowitz and
-    Stegun 26.7.3-4); with ``c = cos(theta)**2``::
-
-        odd df:  2/pi * (theta + sin(theta) cos(theta) * sum(a_k c^k for k < (df - 1) / 2))
-        even df: sin(theta) * sum(b_k c^k for k < df / 2)
-
-    with ``a_0 = b_0 = 1``, ``a_k = a_{k-1} 2k / (2k + 1)`` and ``b_k = b_{k-1} (2k - 1) / (2k)``. It
-    rises with ``theta``, which is found by bisection to the last bit (``t`` then has a relative error
-    near ``1e-16 / (1 - confidence)``). Above :data:`T_EXPANSION_DF` degrees of freedom, the expansion of
-    ``t`` around the normal quantile ``x`` (Abramowitz and Stegun 26.7.5, four terms in ``1 / df``).
-    """
     check_confidence(confidence)
     df = operator.index(df)
     if df < 1:
         raise ValueError(f"degrees of freedom must be at least 1, got {df}")
-    if df > T_EXPANSION_DF:
-        x = NormalDist().inv_cdf(0.5 + confidence / 2)
-        terms = (
-            (x**3 + x) / 4,
-            (5 * x**5 + 16 * x**3 + 3 * x) / 96,
-            (3 * x**7 + 19 * x**5 + 17 * x**3 - 15 * x) / 384,
-            (79 * x**9 + 776 * x**7 + 1482 * x**5 - 1920 * x**3 - 945 * x) / 92160,
-        )
-        return x + sum(term / df**power for power, term in enumerate(terms, start=1))
-    odd = df % 2 == 1
-    count = (df - 1) // 2 if odd else df // 2
-    k = np.arange(1, count)
-    ratios = 2 * k / (2 * k + 1) if odd else (2 * k - 1) / (2 * k)
-    coefficients = np.concatenate(([1.0], np.cumprod(ratios)))[:count]
-    powers = np.arange(count)
-
-    def probability(theta: float) -> float:
-        sin, cos = math.sin(theta), math.cos(theta)
-        series = float(coefficients @ (cos * cos) ** powers)
-        return 2 / math.pi * (theta + sin * cos * series) if odd else sin * series
-
-    low, high = 0.0, math.pi / 2
-    middle = (low + high) / 2
-    while low < middle < high:
-        if probability(middle) < confidence:
-            low = middle
-        else:
-            high = middle
-        middle = (low + high) / 2
-    return math.sqrt(df) * math.tan(middle)
+    return float(student_t.ppf(0.5 + confidence / 2, df))
 
 
 def _paired_outcomes(a: Sequence[bool], b: Sequence[bool]) -> tuple[np.ndarray, np.ndarray]:
