@@ -154,6 +154,10 @@ class ModelConfig:
     cache_write_price_per_mtok: float | None = None  # prompt tokens written to the cache; None: input price
     prices_from: str | None = None  # where the prices come from and when they were read
     simulated: bool = False  # served by the harness's simulator (res_repro.simulation), started per run
+    # a simulated model's answer time, lognormal with this median (seconds) and log-space spread (0: fixed)
+    latency_s: float = 0.0
+    latency_spread: float = 0.0
+    requests_per_minute: int | None = None  # a simulated model's rate limit, answered 429 with retry-after
     address: str | None = None  # where requests go when not base_url: a simulator's port, set at start
 
 

@@ -119,6 +119,9 @@ RANGES: dict[type, dict[str, Bound]] = {
         "cached_input_price_per_mtok": NON_NEGATIVE,
         "cache_write_price_per_mtok": NON_NEGATIVE,
         "thinking_budget": COUNT,
+        "latency_s": NON_NEGATIVE,
+        "latency_spread": NON_NEGATIVE,
+        "requests_per_minute": COUNT,
     },
     RetryConfig: {
         "max_attempts": COUNT,

@@ -10,6 +10,8 @@ from omegaconf import DictConfig
 from res_repro.pipelines.lineages import configured_tasks
 from res_repro.simulation import simulator
 
+TIMING_FIELDS = ("latency_s", "latency_spread", "requests_per_minute")  # a simulated model's, in time
+
 
 def simulated_keys(cfg: DictConfig) -> list[str]:
     """The keys of ``models`` that the simulator serves."""
@@ -24,8 +26,14 @@ def simulated_models(cfg: DictConfig) -> Iterator[None]:
     if not keys:
         yield
         return
+    timing = {
+        cfg.models[key].model: {field: cfg.models[key].get(field) for field in TIMING_FIELDS} for key in keys
+    }
     with simulator(
-        configured_tasks(cfg), seed=cfg.seed, operators_per_child=cfg.scaling.proposer.operators_per_child
+        configured_tasks(cfg),
+        seed=cfg.seed,
+        operators_per_child=cfg.scaling.proposer.operators_per_child,
+        timing=timing,
     ) as running:
         for key in keys:
             cfg.models[key].address = running.url

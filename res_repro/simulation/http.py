@@ -8,9 +8,11 @@ for) and serves until it is killed.
 from __future__ import annotations
 
 import json
+import math
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
+from res_repro.simulation.timing import RateLimited
 from res_repro.simulation.wire import RequestError
 
 ROUTE = "/v1/chat/completions"
@@ -35,15 +37,20 @@ def handler(responder: Responder) -> type[BaseHTTPRequestHandler]:
             try:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 self._send(200, responder.respond(body))
+            except RateLimited as exc:  # as the providers refuse a request over a rate limit
+                error = {"message": str(exc), "type": "requests", "code": "rate_limit_exceeded"}
+                self._send(429, {"error": error}, {"retry-after": f"{math.ceil(exc.retry_after)}"})
             except Exception as exc:  # an unanswerable request fails alone; the server keeps serving
                 message = str(exc) if isinstance(exc, RequestError) else f"{type(exc).__name__}: {exc}"
                 self._send(400, {"error": {"message": message, "type": "invalid_request_error"}})
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
+        def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
             data = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
 

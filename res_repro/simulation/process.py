@@ -73,9 +73,21 @@ def loopback_server(module: str, spec: Mapping[str, Any], *, what: str) -> Itera
 
 
 @contextmanager
-def simulator(tasks: Sequence[Task], *, seed: int, operators_per_child: int) -> Iterator[LoopbackServer]:
-    """Run the simulator over the seed ``tasks`` while the block runs."""
-    spec = {"seed": seed, "operators_per_child": operators_per_child, "tasks": [task_spec(t) for t in tasks]}
+def simulator(
+    tasks: Sequence[Task],
+    *,
+    seed: int,
+    operators_per_child: int,
+    timing: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Iterator[LoopbackServer]:
+    """Run the simulator over the seed ``tasks`` while the block runs; ``timing`` gives a model (by its
+    id) an answer time and a rate limit (:class:`~res_repro.simulation.timing.Timing`'s fields)."""
+    spec = {
+        "seed": seed,
+        "operators_per_child": operators_per_child,
+        "tasks": [task_spec(t) for t in tasks],
+        "timing": {model: dict(fields) for model, fields in (timing or {}).items()},
+    }
     with loopback_server("res_repro.simulation.server", spec, what="the simulator") as running:
         yield running
 
