@@ -791,3 +791,46 @@ def test_a_seed_whose_own_reference_fails_is_named_invalid_without_proposing(tmp
     assert result.why.startswith("the seed's reference fails in its own environment: score ")
     unscaled = summarise(tmp_path / "lineages").to_dict()["seeds"]["unscaled"][0]
     assert (unscaled["stop"], unscaled["reason"]) == ("invalid_seed", result.why)
+
+
+def test_a_nodes_target_attempts_run_side_by_side_and_record_as_one_after_another(
+    tmp_path, seed_dir, episodes, monkeypatch
+) -> None:
+    import threading
+    import time
+
+    serial_fake = scaling.run_episode  # the fixture's scripted episodes
+    running, most = [0], [0]
+    lock = threading.Lock()
+
+    def slow(task: Task, agent: Target, **kwargs: Any) -> Any:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.2)
+        try:
+            return serial_fake(task, agent, **kwargs)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(scaling, "run_episode", slow)
+    target = Target({1: [(True, False), (False, False), (True, True)]})
+    manifests = []
+    for parallel, folder in ((1, "serial"), (3, "parallel")):
+        scaler = _scaler(tmp_path / folder, Scripted(["require_token"]), target, target_attempts=3, seed=7)
+        scaler.parallel_attempts = parallel
+        most[0] = 0
+        result = scaler.scale(load_tool_task(seed_dir))
+        manifests.append([(n.manifest.node_id, n.manifest.target) for n in result.nodes])
+        assert most[0] == parallel  # at most that many at once, and that many did run together
+    assert manifests[0] == manifests[1]  # same nodes, same attempts in attempt order
+
+
+def test_attempts_run_side_by_side_only_in_the_slots_the_seeds_leave_free() -> None:
+    from res_repro.pipelines.lineages import parallel_attempts
+
+    assert parallel_attempts(threads=8, seeds=35, attempts=3) == 1  # every slot holds a seed
+    assert parallel_attempts(threads=8, seeds=2, attempts=3) == 3
+    assert parallel_attempts(threads=8, seeds=3, attempts=3) == 2  # 3 seeds x 2 attempts <= 8 slots
+    assert parallel_attempts(threads=1, seeds=1, attempts=3) == 1

@@ -247,16 +247,26 @@ def scaling_threads(cfg: DictConfig) -> int:
     return max(1, min(cap for cap in caps if cap is not None))
 
 
+def parallel_attempts(threads: int, seeds: int, attempts: int) -> int:
+    """How many of a node's target attempts run at once: the episode slots the caps allow (``threads``)
+    that the seeds scaling side by side leave free, shared evenly, so that scaling never runs more
+    episodes at once than ``threads`` (each scaling thread otherwise runs one at a time)."""
+    busy = max(1, min(threads, seeds))
+    return max(1, min(attempts, threads // busy))
+
+
 def build_lineages(
     cfg: DictConfig, tasks: Sequence[Task], scaler: Scaler | None = None
 ) -> list[LineageResult]:
     """Scale every seed task (in parallel within the caps, resumable), in task order."""
     scaler = scaler or make_scaler(cfg)
     scaler.hold_out(tasks)
+    threads = scaling_threads(cfg)
+    scaler.parallel_attempts = parallel_attempts(threads, len(tasks), cfg.scaling.target_attempts)
     label = f"{cfg.benchmark.name}: scaling"
     with (
         progress(label, len(tasks), enabled=cfg.show_progress) as advance,
-        ThreadPoolExecutor(max_workers=scaling_threads(cfg)) as pool,
+        ThreadPoolExecutor(max_workers=threads) as pool,
     ):
 
         def scale(task: Task) -> LineageResult:

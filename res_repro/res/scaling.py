@@ -21,6 +21,7 @@ import logging
 import random
 import shutil
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from res_repro.agents.base import Agent
 from res_repro.env.formats import format_of, load_copy
 from res_repro.env.middleware import GUIDED, REALISTIC
 from res_repro.env.task import Task
-from res_repro.evaluation.episode import run_episode
+from res_repro.evaluation.episode import EpisodeRecord, run_episode
 from res_repro.res.admission import AdmissionSettings, admit
 from res_repro.res.checks import CheckResult, invalid_seed, own_reference, run_checks
 from res_repro.res.graph import DependencyGraph
@@ -192,6 +193,7 @@ class Scaler:
         backend: Backend,
         target: Agent | None = None,
         admission: AdmissionGate | None = None,
+        parallel_attempts: int = 1,
     ) -> None:
         self.settings = settings
         self.proposer = proposer
@@ -199,6 +201,8 @@ class Scaler:
         self.backend = backend
         self.target = target
         self.admission = admission
+        # how many of a node's target attempts run at once (the caller keeps it within the caps)
+        self.parallel_attempts = parallel_attempts
         self.held_out: dict[str, str] = {}  # task id -> instruction: admission's leakage set
 
     def hold_out(self, tasks: Iterable[Task]) -> None:
@@ -402,16 +406,26 @@ class Scaler:
         done = [o for o in node.manifest.target if o.get("agent") == fingerprint and "fulfilled" in o]
         if len(done) >= self.settings.target_attempts:
             return done
-        outcomes, unavailable = [], []
-        for attempt in range(self.settings.target_attempts):
-            record = run_episode(
+        target = self.target
+
+        def attempt_at(attempt: int) -> EpisodeRecord:
+            return run_episode(
                 node.task,
-                self.target,
+                target,
                 backend=self.backend,
                 episode_id=f"target-{node.manifest.node_id}-{attempt}",
                 environment=f"res-depth-{node.manifest.depth}",
                 seed=self.settings.seed + attempt,
             )
+
+        attempts = range(self.settings.target_attempts)
+        if self.parallel_attempts > 1:  # each attempt has its own seed: the records do not depend on order
+            with ThreadPoolExecutor(max_workers=self.parallel_attempts, thread_name_prefix="target") as pool:
+                records = list(pool.map(attempt_at, attempts))
+        else:
+            records = [attempt_at(attempt) for attempt in attempts]
+        outcomes, unavailable = [], []
+        for attempt, record in enumerate(records):
             if record.infrastructure_failure:  # says nothing about the target: no verdict is kept
                 unavailable.append(f"attempt {attempt}: {record.stop_reason}: {record.error}")
                 continue
