@@ -264,17 +264,29 @@ def build_lineages(
     threads = scaling_threads(cfg)
     scaler.parallel_attempts = parallel_attempts(threads, len(tasks), cfg.scaling.target_attempts)
     label = f"{cfg.benchmark.name}: scaling"
-    with (
-        progress(label, len(tasks), enabled=cfg.show_progress) as advance,
-        ThreadPoolExecutor(max_workers=threads) as pool,
-    ):
+    with progress(label, len(tasks), enabled=cfg.show_progress) as advance:
+        if (
+            cfg.executor.name == "ray"
+        ):  # each seed a Ray task on any node (res_repro/pipelines/ray_lineages.py)
+            from res_repro.pipelines.ray_lineages import scale_on_ray
 
-        def scale(task: Task) -> LineageResult:
-            result = scaler.scale(task)
-            advance()
-            return result
+            results = scale_on_ray(
+                cfg,
+                tasks,
+                held_out=scaler.held_out,
+                slots=threads,
+                parallel_attempts=scaler.parallel_attempts,
+                advance=advance,
+            )
+        else:
+            with ThreadPoolExecutor(max_workers=threads) as pool:
 
-        results = list(pool.map(scale, tasks))
+                def scale(task: Task) -> LineageResult:
+                    result = scaler.scale(task)
+                    advance()
+                    return result
+
+                results = list(pool.map(scale, tasks))
     for result in results:
         log.debug("%s: depth %d (%s)", result.seed_task_id, result.last.manifest.depth, result.stop_reason)
     composing, children = composition_counts(results)
