@@ -6,7 +6,9 @@ Run as ``python benchmarks/bench_models.py [--latency S] [--in-flight 8,32,64] [
 
 The simulated explorer-standard answers through the simulator (``models=sim``'s endpoint, with
 ``latency_s``), on the Claw-style and Terminal-style bundled tasks (tool-API tasks run their services,
-Terminal ones a sandbox each), K episodes per slot, a fresh episode store and no response cache. A model
+Terminal ones a sandbox each), K episodes per slot, a fresh episode store and no response cache; each
+round starts its episodes longest first by the durations earlier rounds measured, as a later run does
+(the first round has none). A model
 request keeps its episode busy for the latency and nothing else, so the ideal is every slot waiting on a
 model all the time: ideal wall time = (model requests x latency) / in-flight, and the figure is ideal over
 measured (100% = the harness adds nothing). The target is at least 80% at 64 in flight. Peak memory is the
@@ -35,6 +37,7 @@ from verdicts import at_least
 from res_repro.agents import make_llm_agent
 from res_repro.benchmarks.registry import load_benchmark
 from res_repro.config import compose_config
+from res_repro.evaluation.durations import EpisodeDurations
 from res_repro.evaluation.jobs import EpisodeRequest
 from res_repro.evaluation.runner import evaluate
 from res_repro.evaluation.store import EpisodeStore
@@ -111,8 +114,11 @@ def _sampling() -> Iterator[list[tuple[float, int]]]:
         thread.join()
 
 
-def measure(tasks: list, latency: float, in_flight: int, per_slot: int, seed: int) -> Round:
-    """Run ``in_flight * per_slot`` episodes with ``in_flight`` at once against the timed simulator."""
+def measure(
+    tasks: list, latency: float, in_flight: int, per_slot: int, seed: int, durations: EpisodeDurations
+) -> Round:
+    """Run ``in_flight * per_slot`` episodes with ``in_flight`` at once against the timed simulator,
+    longest first by the ``durations`` earlier rounds measured (as a later run of a benchmark starts)."""
     model = {
         "provider": "openai",
         "model": MODEL,
@@ -143,6 +149,7 @@ def measure(tasks: list, latency: float, in_flight: int, per_slot: int, seed: in
                 workers=in_flight,
                 seed=seed,
                 show_progress=False,
+                durations=durations,
             )
             wall = time.perf_counter() - started
     children = max((rss for rss, _ in samples), default=0.0)
@@ -155,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=2.0, help="seconds per model answer")
     parser.add_argument("--in-flight", default="8,32,64", help="episodes at once, comma-separated")
-    parser.add_argument("--per-slot", type=int, default=3, help="episodes per in-flight slot")
+    parser.add_argument("--per-slot", type=int, default=4, help="episodes per in-flight slot")
     parser.add_argument(
         "--repeat", type=int, default=3, help="rounds per in-flight count (the median is shown)"
     )
@@ -164,6 +171,7 @@ def main(argv: list[str] | None = None) -> None:
     suites = [load_benchmark(name, generated_dir=generated) for name in ("claw_bundled", "terminal_bundled")]
     tasks = [task for pair in itertools.zip_longest(*suites) for task in pair if task is not None]  # mixed
     counts = [int(n) for n in args.in_flight.split(",")]
+    durations = EpisodeDurations(generated / "episode_durations.json")
     print(
         f"{MODEL} at {args.latency:g} s per answer; {len(tasks)} tasks; {args.per_slot} episodes per slot; "
         f"median of {args.repeat}"
@@ -175,7 +183,10 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     last = 0.0
     for in_flight in counts:
-        rounds = [measure(tasks, args.latency, in_flight, args.per_slot, seed) for seed in range(args.repeat)]
+        rounds = [
+            measure(tasks, args.latency, in_flight, args.per_slot, seed, durations)
+            for seed in range(args.repeat)
+        ]
         wall = statistics.median(r.wall_s for r in rounds)
         share = statistics.median(r.efficiency(args.latency, in_flight) for r in rounds)
         requests = statistics.median(r.requests for r in rounds)
