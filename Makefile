@@ -17,7 +17,7 @@ CLAW := $(if $(CLAW_EVAL_LIVE_DIR),benchmark=claw_eval_live,)
 comma := ,
 SUITES := claw_bundled,workspace_bundled,terminal_bundled$(if $(CLAW_EVAL_LIVE_DIR),$(comma)claw_eval_live,)
 
-.PHONY: help install system-deps test test-fast lint format table1 table2 table3 table3a table3b table3c table_a1 table_a2 table_a3 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench bench-peers notebook mlflow-ui clean paper mutation security-report
+.PHONY: help install system-deps test test-fast lint format table1 table2 table3 table3a table3b table3c table_a1 table_a2 table_a3 table_a4 table_a5 table_a6 table_a7 figures res-depth tables check bench bench-models bench-peers notebook mlflow-ui clean paper mutation security-report
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "} {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
@@ -113,6 +113,9 @@ check: install ## Validate the bundled terminal suite with oracle and nop
 
 bench: install ## Print every performance figure (medians, ratios to a baseline, targets)
 	$(PY) benchmarks/run_all.py
+
+bench-models: install ## Model-bound throughput: episodes per minute against the ideal at 8, 32 and 64 in flight with a 2 s simulated latency, memory and sandboxes per episode (about 20 min)
+	$(PY) benchmarks/bench_models.py
 
 bench-peers: install ## res-repro beside inspect-ai and Harbor on one trivial task (side environments in .peers/)
 	$(PY) benchmarks/bench_peers.py

@@ -3,7 +3,7 @@ baseline, measured in the same run, and its target.
 
 Run as ``python benchmarks/run_all.py``; each section is also a script of its own with options for
 longer runs (``python benchmarks/bench_sandbox.py --help``). The settings here keep the whole run
-to about ten minutes on a 2-core machine (three of them filling a scratch store for ``make table1``).
+to about fifteen minutes on a 2-core machine (three of them filling a scratch store for ``make table1``).
 """
 
 from __future__ import annotations
@@ -23,6 +23,11 @@ SECTIONS: tuple[tuple[str, str, list[str]], ...] = (
     ("environment setup share of a scripted episode", "bench_setup", ["--repeat", "3", "--tasks", "4"]),
     ("warm cache hits", "bench_cache", ["--repeat", "3"]),
     ("warm make table1 (the store filled by a first run)", "bench_table1", ["--repeat", "3"]),
+    (
+        "model-bound throughput at a 2 s latency (make bench-models: 8, 32, 64, three rounds)",
+        "bench_models",
+        ["--in-flight", "64", "--repeat", "2", "--per-slot", "3"],
+    ),
 )
 
 
