@@ -273,6 +273,7 @@ def build_lineages(
             results = scale_on_ray(
                 cfg,
                 tasks,
+                make_scaler=make_scaler,
                 held_out=scaler.held_out,
                 slots=threads,
                 parallel_attempts=scaler.parallel_attempts,

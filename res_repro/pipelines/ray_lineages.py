@@ -11,7 +11,7 @@ and change give the same node id, and a retry recomputes nothing that was publis
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
@@ -19,18 +19,20 @@ from omegaconf import DictConfig, OmegaConf
 from res_repro.env.formats import load_task_dir
 from res_repro.env.task import Task
 from res_repro.evaluation.ray_executor import RayExecutor
-from res_repro.res.scaling import LineageResult
+from res_repro.res.scaling import LineageResult, Scaler
 from res_repro.simulation.process import task_spec
 
 RETRIES = 3  # times Ray reruns a seed's task whose worker or node died
 
 
 def _scale_seed(
-    config: dict[str, Any], spec: Mapping[str, Any], held_out: Mapping[str, str], parallel_attempts: int
+    make_scaler: Callable[[DictConfig], Scaler],
+    config: dict[str, Any],
+    spec: Mapping[str, Any],
+    held_out: Mapping[str, str],
+    parallel_attempts: int,
 ) -> LineageResult:
     """The body of a seed's Ray task: build the scaler from ``config`` and scale the seed task ``spec``."""
-    from res_repro.pipelines.lineages import make_scaler
-
     cfg = OmegaConf.create(config)
     scaler = make_scaler(cfg)
     scaler.held_out = dict(held_out)
@@ -52,13 +54,15 @@ def scale_on_ray(
     cfg: DictConfig,
     tasks: Sequence[Task],
     *,
+    make_scaler: Callable[[DictConfig], Scaler],
     held_out: Mapping[str, str],
     slots: int,
     parallel_attempts: int,
     advance: Any,
 ) -> list[LineageResult]:
-    """Scale every seed of ``tasks`` as a Ray task, at most ``slots`` in flight, each with admission's
-    ``held_out`` set; results in task order. ``advance`` is called as each seed finishes."""
+    """Scale every seed of ``tasks`` as a Ray task, at most ``slots`` in flight, each with a scaler from
+    ``make_scaler`` (a module-level function: it travels by name) and admission's ``held_out`` set;
+    results in task order. ``advance`` is called as each seed finishes."""
     executor = RayExecutor.from_settings(OmegaConf.to_container(cfg.executor), workers=slots, recipes={})
     executor.start({})
     try:
@@ -73,7 +77,9 @@ def scale_on_ray(
             while queue or pending:
                 while queue and len(pending) < slots:
                     index, task = queue.pop(0)
-                    pending[remote.remote(config, task_spec(task), held_out, parallel_attempts)] = index
+                    pending[
+                        remote.remote(make_scaler, config, task_spec(task), held_out, parallel_attempts)
+                    ] = index
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 for ref in ready:
                     results[pending.pop(ref)] = ray.get(ref)
