@@ -109,12 +109,13 @@ class ExecutorConfig:
 
 @dataclass
 class RayExecutorConfig(ExecutorConfig):
-    """Episodes as Ray tasks: on the cluster at ``address`` ("auto", "ray://host:10001"), or, when it is
-    null, on a local instance of ``num_cpus`` CPUs (null: all of them)."""
+    """Episodes and lineages as Ray tasks: on the cluster at ``address`` ("auto", "ray://host:10001"), or,
+    when it is null, on a local instance of ``num_cpus`` CPUs (null: all of them)."""
 
     address: str | None = MISSING
     num_cpus: int | None = MISSING
-    task_cpus: float = MISSING  # CPUs reserved per episode; lower it for model episodes, which mostly wait
+    task_cpus: float = MISSING  # CPUs reserved per task; lower it for model episodes, which mostly wait
+    task_resources: dict[str, float] = MISSING  # custom Ray resources each task reserves ({docker: 1})
     runtime_env: dict[str, Any] = MISSING  # Ray's runtime_env (env_vars, py_modules...)
 
 

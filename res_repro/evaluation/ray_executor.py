@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from res_repro.evaluation.jobs import AgentRecipe, EpisodeJob, run_job
 from res_repro.sandbox.owner import owned_tempdir
 
 RAY_MISSING = "executor: ray is not installed; pip install -e '.[ray]'"
+RAY_RESOURCES = ("CPU", "GPU", "memory", "object_store_memory")  # Ray's own: not custom resources
 CANCEL_GRACE_S = 15.0  # how long cancelled tasks get to close their episodes before their workers die
 
 
@@ -57,6 +58,32 @@ def environment(variables: Mapping[str, str]) -> Iterator[None]:
                 os.environ[name] = value
 
 
+def custom_resources(resources: Mapping[str, Any] | None) -> dict[str, float]:
+    """``executor.task_resources`` checked: custom resource names (not Ray's own) with positive amounts."""
+    checked: dict[str, float] = {}
+    for name, amount in (resources or {}).items():
+        number = not isinstance(amount, bool) and isinstance(amount, int | float)
+        if str(name) in RAY_RESOURCES or not number or amount <= 0:
+            raise UserInputError(
+                "executor.task_resources: expected custom resource names (not "
+                f"{', '.join(RAY_RESOURCES)}) with positive amounts, got {name}: {amount!r}"
+            )
+        checked[str(name)] = float(amount)
+    return checked
+
+
+def fetched(ref: Any) -> Any:
+    """The value of a finished task; bad input the task met (an API key missing on its node, say) is
+    raised here as the one-line error it is, not as Ray's report of the worker's traceback."""
+    ray = _ray()
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError as exc:
+        if isinstance(exc.cause, UserInputError):
+            raise UserInputError(f"{exc.cause} (on a Ray worker)") from None
+        raise
+
+
 def run_in_worker(job: EpisodeJob, agent: Agent | AgentRecipe) -> EpisodeRecord:
     """The body of the Ray task: build the agent if it came as a recipe, then run the episode."""
     task_dir = job.request.task.path
@@ -69,7 +96,8 @@ def run_in_worker(job: EpisodeJob, agent: Agent | AgentRecipe) -> EpisodeRecord:
 
 
 class RayExecutor(Executor):
-    """At most ``workers`` Ray tasks in flight, each reserving ``task_cpus`` CPUs of the cluster.
+    """At most ``workers`` Ray tasks in flight, each reserving ``task_cpus`` CPUs of the cluster and the
+    custom ``task_resources`` (e.g. ``{docker: 1}`` for the nodes whose ``ray start --resources`` offer it).
 
     ``address``: ``"auto"`` (the cluster this machine belongs to), ``"ray://host:10001"`` (Ray Client), or
     None to start a local instance with ``num_cpus`` CPUs. If Ray is already initialised in this process
@@ -83,6 +111,7 @@ class RayExecutor(Executor):
         address: str | None = None,
         num_cpus: int | None = None,
         task_cpus: float = 1.0,
+        task_resources: Mapping[str, Any] | None = None,
         runtime_env: Mapping[str, Any] | None = None,
         recipes: Mapping[str, AgentRecipe] | None = None,
     ) -> None:
@@ -94,6 +123,7 @@ class RayExecutor(Executor):
         self.address = address
         self.num_cpus = num_cpus
         self.task_cpus = task_cpus
+        self.task_resources = custom_resources(task_resources)
         self.runtime_env = dict(runtime_env) if runtime_env else None
         self.recipes = dict(recipes or {})
         self._owns_instance = False
@@ -112,6 +142,7 @@ class RayExecutor(Executor):
             address=settings["address"],
             num_cpus=settings["num_cpus"],
             task_cpus=float(settings["task_cpus"]),
+            task_resources=settings["task_resources"],
             runtime_env=settings["runtime_env"],
             recipes=recipes,
         )
@@ -142,9 +173,19 @@ class RayExecutor(Executor):
             with environment(inherited):
                 ray.init(address=self.address, runtime_env=runtime_env or None, **options)
             self._owns_instance = True
-        self._remote = ray.remote(run_in_worker).options(num_cpus=self.task_cpus)
-        self._agents = {name: ray.put(self._shippable(ray, name, agent)) for name, agent in agents.items()}
+        self._remote = self.remote(run_in_worker)
+        self._agents = {name: self.put(self._shippable(ray, name, agent)) for name, agent in agents.items()}
         return self
+
+    def put(self, value: Any) -> Any:
+        """A ref to ``value`` in the object store, which the tasks given it fetch instead of a copy each."""
+        return _ray().put(value)
+
+    def remote(self, function: Callable[..., Any], **options: Any) -> Any:
+        """``function`` as a Ray remote function with Ray's task ``options`` (``max_retries``, say), whose
+        every task reserves what this executor's tasks do (call :meth:`start` first)."""
+        reserved = {"num_cpus": self.task_cpus, "resources": self.task_resources}
+        return _ray().remote(**reserved, **options)(function)
 
     def submit(self, job: EpisodeJob) -> Any:
         """Submit the job as a Ray task; the handle is its object ref."""
@@ -160,24 +201,29 @@ class RayExecutor(Executor):
 
     def result(self, handle: Any) -> EpisodeRecord:
         """The task's record (raises what the task raised)."""
-        return _ray().get(handle)
+        return fetched(handle)
+
+    def cancel(self, refs: Sequence[Any]) -> None:
+        """End the tasks of ``refs``: each is interrupted, and the worker of one the interrupt missed (a
+        task still being scheduled, say) is killed after :data:`CANCEL_GRACE_S`."""
+        if not refs:
+            return
+        ray = _ray()
+        for ref in refs:
+            # not force: the task gets KeyboardInterrupt, so its episode closes its sandbox (a container
+            # or a mount outlives a killed worker)
+            ray.cancel(ref, force=False)
+        _, missed = ray.wait(list(refs), num_returns=len(refs), timeout=CANCEL_GRACE_S)
+        for ref in missed:
+            ray.cancel(ref, force=True)
 
     def close(self) -> None:
         """Cancel tasks still running (a run that stopped early), and shut down the local instance if this
         executor started it."""
-        ray = _ray()
         in_flight, self._in_flight = list(self._in_flight), set()
-        for ref in in_flight:
-            # not force: the task gets KeyboardInterrupt, so its episode closes its sandbox (a container
-            # or a mount outlives a killed worker)
-            ray.cancel(ref, force=False)
-        if in_flight:
-            # a task the interrupt missed (one that was still being scheduled, say) has its worker killed
-            _, missed = ray.wait(in_flight, num_returns=len(in_flight), timeout=CANCEL_GRACE_S)
-            for ref in missed:
-                ray.cancel(ref, force=True)
+        self.cancel(in_flight)
         if self._owns_instance:
-            ray.shutdown()
+            _ray().shutdown()
             self._owns_instance = False
         if self.temp_dir is not None:
             shutil.rmtree(self.temp_dir, ignore_errors=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from res_repro.pipelines.lineage_views import (
     proposer_line,
     proposer_totals,
 )
+from res_repro.pipelines.ray_lineages import scale_on_ray
 from res_repro.res.admission import AdmissionSettings
 from res_repro.res.lineage import LineageStore
 from res_repro.res.llm_proposer import MODES, LLMProposer, ProposerLimits
@@ -255,39 +256,50 @@ def parallel_attempts(threads: int, seeds: int, attempts: int) -> int:
     return max(1, min(attempts, threads // busy))
 
 
+def scale_in_threads(
+    cfg: DictConfig, tasks: Sequence[Task], scaler: Scaler, *, slots: int, advance: Callable[[], None]
+) -> list[LineageResult]:
+    """Scale the seeds in ``slots`` threads of this process, in task order (``executor=local``)."""
+    with ThreadPoolExecutor(max_workers=slots) as pool:
+
+        def scale(task: Task) -> LineageResult:
+            result = scaler.scale(task)
+            advance()
+            return result
+
+        return list(pool.map(scale, tasks))
+
+
+def scale_as_ray_tasks(
+    cfg: DictConfig, tasks: Sequence[Task], scaler: Scaler, *, slots: int, advance: Callable[[], None]
+) -> list[LineageResult]:
+    """Each seed a Ray task on any node, ``slots`` in flight, each building its scaler with
+    :func:`make_scaler` (``executor=ray``; :mod:`res_repro.pipelines.ray_lineages`)."""
+    return scale_on_ray(cfg, tasks, scaler, make_scaler=make_scaler, slots=slots, advance=advance)
+
+
+SeedScaling = Callable[..., list[LineageResult]]
+
+SEED_SCALING: dict[str, SeedScaling] = {"local": scale_in_threads, "ray": scale_as_ray_tasks}
+"""How the seeds are scaled under each ``executor.name`` (the executors of episodes have the same names)."""
+
+
 def build_lineages(
     cfg: DictConfig, tasks: Sequence[Task], scaler: Scaler | None = None
 ) -> list[LineageResult]:
-    """Scale every seed task (in parallel within the caps, resumable), in task order."""
+    """Scale every seed task (in parallel within the caps, resumable, where ``executor`` says), in task
+    order. With ``executor=ray`` the seeds' tasks build scalers of their own from ``cfg``; ``scaler``
+    (built from ``cfg`` when not given) gives them its held-out set and parallel attempts."""
+    name = cfg.executor.name
+    if name not in SEED_SCALING:
+        raise UserInputError(f"executor: unknown executor {name!r}; expected one of {sorted(SEED_SCALING)}")
     scaler = scaler or make_scaler(cfg)
     scaler.hold_out(tasks)
     threads = scaling_threads(cfg)
     scaler.parallel_attempts = parallel_attempts(threads, len(tasks), cfg.scaling.target_attempts)
     label = f"{cfg.benchmark.name}: scaling"
     with progress(label, len(tasks), enabled=cfg.show_progress) as advance:
-        if (
-            cfg.executor.name == "ray"
-        ):  # each seed a Ray task on any node (res_repro/pipelines/ray_lineages.py)
-            from res_repro.pipelines.ray_lineages import scale_on_ray
-
-            results = scale_on_ray(
-                cfg,
-                tasks,
-                make_scaler=make_scaler,
-                held_out=scaler.held_out,
-                slots=threads,
-                parallel_attempts=scaler.parallel_attempts,
-                advance=advance,
-            )
-        else:
-            with ThreadPoolExecutor(max_workers=threads) as pool:
-
-                def scale(task: Task) -> LineageResult:
-                    result = scaler.scale(task)
-                    advance()
-                    return result
-
-                results = list(pool.map(scale, tasks))
+        results = SEED_SCALING[name](cfg, tasks, scaler, slots=threads, advance=advance)
     for result in results:
         log.debug("%s: depth %d (%s)", result.seed_task_id, result.last.manifest.depth, result.stop_reason)
     composing, children = composition_counts(results)

@@ -11,6 +11,7 @@ and change give the same node id, and a retry recomputes nothing that was publis
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -18,7 +19,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from res_repro.env.formats import load_task_dir
 from res_repro.env.task import Task
-from res_repro.evaluation.ray_executor import RayExecutor
+from res_repro.errors import UserInputError
+from res_repro.evaluation.ray_executor import RayExecutor, fetched
 from res_repro.res.scaling import LineageResult, Scaler
 from res_repro.simulation.process import task_spec
 
@@ -35,6 +37,11 @@ def _scale_seed(
     """The body of a seed's Ray task: build the scaler from ``config`` and scale the seed task ``spec``."""
     cfg = OmegaConf.create(config)
     scaler = make_scaler(cfg)
+    if not scaler.store.root.is_dir():  # the driver made it: this node does not mount it
+        raise UserInputError(
+            f"paths.cache_dir: the lineage store {scaler.store.root} is not on this Ray node; mount "
+            "paths.cache_dir at the same path on every node"
+        )
     scaler.held_out = dict(held_out)
     scaler.parallel_attempts = parallel_attempts
     task = load_task_dir(spec["path"], spec["benchmark"], kind=spec["kind"], context=spec["context"])
@@ -53,40 +60,37 @@ def shippable_config(cfg: DictConfig) -> dict[str, Any]:
 def scale_on_ray(
     cfg: DictConfig,
     tasks: Sequence[Task],
+    scaler: Scaler,
     *,
     make_scaler: Callable[[DictConfig], Scaler],
-    held_out: Mapping[str, str],
     slots: int,
-    parallel_attempts: int,
-    advance: Any,
+    advance: Callable[[], None],
 ) -> list[LineageResult]:
-    """Scale every seed of ``tasks`` as a Ray task, at most ``slots`` in flight, each with a scaler from
-    ``make_scaler`` (a module-level function: it travels by name) and admission's ``held_out`` set;
-    results in task order. ``advance`` is called as each seed finishes."""
+    """Scale every seed of ``tasks`` as a Ray task, at most ``slots`` in flight, each with a scaler that
+    ``make_scaler`` (a module-level function: it travels by name) builds from ``cfg``, given the held-out
+    set and the parallel attempts of the driver's ``scaler`` (built from ``cfg`` too); results in task
+    order. ``advance`` is called as each seed finishes. A task reserves what the executor's episodes do
+    (``executor.task_cpus``, ``executor.task_resources``) and is named ``scale <seed task id>`` in Ray's
+    task listings (and its worker's process title)."""
     executor = RayExecutor.from_settings(OmegaConf.to_container(cfg.executor), workers=slots, recipes={})
+    scaler.store.root.mkdir(parents=True, exist_ok=True)  # a worker that does not see it says so
     executor.start({})
+    pending: dict[Any, int] = {}
     try:
-        import ray
-
-        remote = ray.remote(_scale_seed).options(num_cpus=executor.task_cpus, max_retries=RETRIES)
-        config = ray.put(shippable_config(cfg))
+        seed_task = executor.remote(_scale_seed, max_retries=RETRIES)
+        config, held = executor.put(shippable_config(cfg)), executor.put(dict(scaler.held_out))
         results: dict[int, LineageResult] = {}
-        pending: dict[Any, int] = {}
-        queue = list(enumerate(tasks))
-        try:
-            while queue or pending:
-                while queue and len(pending) < slots:
-                    index, task = queue.pop(0)
-                    pending[
-                        remote.remote(make_scaler, config, task_spec(task), held_out, parallel_attempts)
-                    ] = index
-                ready, _ = ray.wait(list(pending), num_returns=1)
-                for ref in ready:
-                    results[pending.pop(ref)] = ray.get(ref)
-                    advance()
-        finally:
-            for ref in pending:  # a run stopped early: its seeds' tasks end (what they stored stays)
-                ray.cancel(ref, force=False)
+        queue = deque(enumerate(tasks))
+        while queue or pending:
+            while queue and len(pending) < slots:
+                index, task = queue.popleft()
+                named = seed_task.options(name=f"scale {task.task_id}")
+                ref = named.remote(make_scaler, config, task_spec(task), held, scaler.parallel_attempts)
+                pending[ref] = index
+            for ref in executor.wait(list(pending)):
+                results[pending.pop(ref)] = fetched(ref)
+                advance()
         return [results[index] for index in range(len(tasks))]
     finally:
+        executor.cancel(list(pending))  # a run stopped early: its seeds' tasks end (what they stored stays)
         executor.close()
