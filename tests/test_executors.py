@@ -33,7 +33,13 @@ from res_repro.evaluation.ray_executor import RAY_MISSING, RayExecutor
 from res_repro.evaluation.runner import EpisodeRequest, evaluate
 from res_repro.evaluation.scheduling import ConcurrencyLimits
 from res_repro.evaluation.store import EpisodeStore
-from res_repro.pipelines.lineages import configured_agents, configured_tasks, run_requests
+from res_repro.pipelines.lineages import (
+    SEED_SCALING,
+    build_lineages,
+    configured_agents,
+    configured_tasks,
+    run_requests,
+)
 
 try:
     import ray
@@ -261,9 +267,26 @@ def test_executors_are_a_registry_and_a_bad_name_names_the_field() -> None:
         make_executor({"name": "dask"}, workers=1)
 
 
+def test_seeds_scale_under_the_executors_names_and_a_bad_name_names_the_field(tmp_path: Path) -> None:
+    assert sorted(SEED_SCALING) == sorted(EXECUTORS)
+    cfg = compose_config(tmp_path, "executor.name=dask")
+    with pytest.raises(UserInputError, match=r"^executor: unknown executor 'dask'; expected one of"):
+        build_lineages(cfg, [])
+
+
+def test_task_resources_are_custom_resources_with_positive_amounts() -> None:
+    assert RayExecutor(workers=1, task_resources={"docker": 2}).task_resources == {"docker": 2.0}
+    for bad in ({"CPU": 1}, {"docker": 0}, {"docker": -1}, {"docker": True}):
+        with pytest.raises(UserInputError, match=r"^executor.task_resources: expected custom resource names"):
+            RayExecutor(workers=1, task_resources=bad)
+
+
 def test_the_ray_config_composes_and_rejects_unknown_keys(tmp_path: Path) -> None:
     cfg = compose_config(tmp_path, "executor=ray", "executor.address=auto", "models=api")
     assert cfg.executor.address == "auto" and cfg.executor.task_cpus == 1.0
+    assert cfg.executor.task_resources == {}
+    docker = compose_config(tmp_path, "executor=ray", "+executor.task_resources.docker=1")
+    assert docker.executor.task_resources == {"docker": 1.0}
     assert cfg.models.gpt_5_6_sol.max_concurrency is None and cfg.sandbox.max_concurrency is None
     with pytest.raises(Exception, match="adress"):
         compose_config(tmp_path, "executor=ray", "executor.adress=auto")

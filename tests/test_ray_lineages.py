@@ -1,11 +1,22 @@
 """Lineage building on a real two-node Ray cluster on this machine: a head and a second node started with
-``ray start`` (one CPU each), the seeds' lineages built as Ray tasks across both, equal to those built
-locally (the same node ids and manifests); and a run whose second node's raylet is killed while it scales
-a seed finishes on the head with the same lineages (Ray reruns the seed's task, which resumes from the
-nodes already stored)."""
+``ray start`` (one CPU each; only the second offers the custom resource ``far``).
+
+- Seeds whose tasks reserve ``far`` (``executor.task_resources``) are all scaled on the second node, and
+  their lineages equal those built locally (the same node ids and manifests).
+- Bad input a seed's task meets on a node (an API key exported on the driver only) ends the run with one
+  line.
+- A run spread over both nodes whose second node dies (its raylet and the worker scaling a seed killed,
+  the seed's lineage part-stored) finishes on the head with the same lineages: Ray reruns the seed's task,
+  which resumes from the nodes already stored and leaves them as they were.
+
+The test's cluster is stopped at teardown: every process of it is killed by its id (found by a marker in
+its environment or a file it holds under the cluster's temp folder), never by name, since other Ray
+instances may run on the machine.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -23,24 +34,64 @@ import pytest
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 RAY = str(Path(sys.executable).with_name("ray"))
+SEEDS = 4
+DEPTH_CAP = 4
 SCALE = (
     "experiment=table_a2",
-    "benchmark.limit=4",
-    "scaling.depth_cap=3",
+    f"benchmark.limit={SEEDS}",
+    f"scaling.depth_cap={DEPTH_CAP}",
+    "scaling.target=oracle",  # never gives up: every lineage grows to the depth cap, a long enough run
     "tracking=none",
     "show_progress=false",
 )
-MARKER = "RES_REPRO_RAY_TEST"  # every process of a test's cluster inherits it, so teardown finds them all
+MARKER = "RES_REPRO_RAY_TEST"  # in the environment of every process of a test's cluster: <id>-<node>
+FAR = "far"  # the second node's name and its custom resource
+KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY")  # conf/models/api.yaml's, never on nodes
+
+Stamp = tuple[int, int]  # a file's inode and modification time (ns)
 
 
 @dataclass(frozen=True)
 class Cluster:
-    """A running two-node cluster: its address and the environment its processes share."""
+    """A running two-node cluster: its address, the environment its processes share, the marker its
+    processes carry and its temp folder."""
 
     address: str
     env: dict[str, str]
     marker: str
     temp: str
+
+    def processes(self) -> dict[int, str]:
+        """pid -> node name (``head``, ``far`` or ``""`` for a process that carries no marker) of every
+        process of the cluster."""
+        found = {}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                node = self._node(entry)
+            except OSError:
+                continue
+            if node is not None:
+                found[int(entry.name)] = node
+        return found
+
+    def _node(self, entry: Path) -> str | None:
+        prefix = f"{MARKER}={self.marker}-".encode()
+        for variable in (entry / "environ").read_bytes().split(b"\0"):
+            if variable.startswith(prefix):
+                return variable[len(prefix) :].decode()
+        # Ray's agents get an environment of their own, but keep their logs in the temp folder
+        return "" if any(os.readlink(fd).startswith(self.temp) for fd in (entry / "fd").iterdir()) else None
+
+    def raylet(self, node: str) -> int:
+        """The pid of ``node``'s raylet."""
+        [pid] = [
+            pid
+            for pid, name in self.processes().items()
+            if name == node and Path(f"/proc/{pid}/comm").read_text().strip() == "raylet"
+        ]
+        return pid
 
 
 def _free_port() -> int:
@@ -49,44 +100,22 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _ours(entry: Path, marker: str, temp: str) -> bool:
-    """Whether the process at ``entry`` belongs to the test's cluster: it carries the marker in its
-    environment, or holds a file under the cluster's temp folder (Ray's agents get an environment of
-    their own, but keep their logs there)."""
-    if f"{MARKER}={marker}".encode() in (entry / "environ").read_bytes().split(b"\0"):
-        return True
-    return any(os.readlink(fd).startswith(temp) for fd in (entry / "fd").iterdir())
+def _kill_all(cluster: Cluster) -> None:
+    for _ in range(3):  # raylets restart nothing once killed; agents may outlive them a moment
+        for pid in cluster.processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.5)
 
 
-def _processes(marker: str, temp: str) -> dict[int, tuple[int, str]]:
-    """pid -> (parent pid, command line) of the processes of the test's cluster."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            if not _ours(entry, marker, temp):
-                continue
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            found[int(entry.name)] = (parent, (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
-
-
-@pytest.fixture
+@pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
-    """A head and a second node, each with one CPU and a small object store, stopped (every process of
-    theirs killed) at teardown."""
+    """A head and a second node offering ``far``, each with one CPU and a small object store; their workers
+    import this checkout; every process of theirs is killed at teardown."""
     marker = uuid.uuid4().hex
     temp = tempfile.mkdtemp(prefix="res-ray-")  # short: Ray's socket paths live under it
-    env = {
-        **os.environ,
-        MARKER: marker,
-        "PYTHONPATH": str(CHECKOUT),
-        "RAY_AUTH_MODE": "disabled",
-        "RAY_USAGE_STATS_ENABLED": "0",
-    }
+    env = {key: value for key, value in os.environ.items() if key not in KEYS}
+    env.update(PYTHONPATH=str(CHECKOUT), RAY_AUTH_MODE="disabled", RAY_USAGE_STATS_ENABLED="0")
     port = _free_port()
     common = [
         "--node-ip-address=127.0.0.1",
@@ -94,27 +123,21 @@ def cluster() -> Iterator[Cluster]:
         "--object-store-memory=78643200",
         "--disable-usage-stats",
     ]
+    nodes = {
+        "head": ["--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={temp}"],
+        FAR: [f"--address=127.0.0.1:{port}", json.dumps({FAR: 1}).join(("--resources=", ""))],
+    }
+    cluster = Cluster(f"127.0.0.1:{port}", env, marker, temp)
     try:
-        for command in (
-            [
-                RAY,
-                "start",
-                "--head",
-                f"--port={port}",
-                "--include-dashboard=false",
-                f"--temp-dir={temp}",
-                *common,
-            ],
-            [RAY, "start", f"--address=127.0.0.1:{port}", *common],
-        ):
-            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180)
-            assert done.returncode == 0, done.stdout + done.stderr
-        yield Cluster(f"127.0.0.1:{port}", env, marker, temp)
+        for node, options in nodes.items():
+            command = [RAY, "start", *options, *common]
+            started = subprocess.run(
+                command, env={**env, MARKER: f"{marker}-{node}"}, capture_output=True, text=True, timeout=180
+            )
+            assert started.returncode == 0, started.stdout + started.stderr
+        yield cluster
     finally:
-        for _ in range(3):  # raylets restart nothing once killed; agents may outlive them a moment
-            for pid in _processes(marker, temp):
-                os.kill(pid, signal.SIGKILL)
-            time.sleep(0.5)
+        _kill_all(cluster)
         subprocess.run(["rm", "-rf", temp], check=False)
 
 
@@ -123,14 +146,8 @@ def _run(root: Path, *overrides: str, env: dict[str, str] | None = None) -> subp
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def _lineages(root: Path) -> dict[str, dict]:
-    """Every node manifest under ``root``'s lineage store, by path, without the proposer's wall time."""
-    found = {}
-    for path in sorted((root / ".cache" / "lineages").glob("*/*/manifest.json")):
-        manifest = json.loads(path.read_text())
-        manifest["proposer"].pop("seconds", None)
-        found[str(path.relative_to(root))] = manifest
-    return found
+def _on_ray(cluster: Cluster, *overrides: str) -> tuple[str, ...]:
+    return ("executor=ray", f"executor.address={cluster.address}", "workers=2", *overrides)
 
 
 def _finished(process: subprocess.Popen[str]) -> str:
@@ -139,36 +156,108 @@ def _finished(process: subprocess.Popen[str]) -> str:
     return out
 
 
-@pytest.mark.slow
-def test_lineages_built_across_two_nodes_equal_local_ones_and_survive_losing_a_node(
-    tmp_path, cluster
-) -> None:
-    local = tmp_path / "local"
+def _manifests(root: Path, seed: str = "*") -> dict[str, dict]:
+    """Every node manifest of ``seed`` (all seeds: ``*``) in ``root``'s lineage store, by path, without
+    the proposer's wall time."""
+    found = {}
+    for path in sorted((root / ".cache" / "lineages").glob(f"{seed}/*/manifest.json")):
+        manifest = json.loads(path.read_text())
+        manifest["proposer"].pop("seconds", None)
+        found[str(path.relative_to(root))] = manifest
+    return found
+
+
+def _stamps(root: Path, paths: list[str]) -> dict[str, Stamp]:
+    return {path: ((root / path).stat().st_ino, (root / path).stat().st_mtime_ns) for path in paths}
+
+
+@pytest.fixture(scope="module")
+def expected(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    """The lineages built locally (the thread pool), every seed grown to the depth cap."""
+    local = tmp_path_factory.mktemp("local")
     _finished(_run(local))
-    expected = _lineages(local)
-    assert len(expected) > 4  # every seed grew children
+    manifests = _manifests(local)
+    assert len(manifests) == SEEDS * (DEPTH_CAP + 1)
+    return manifests
 
-    on_ray = ("executor=ray", f"executor.address={cluster.address}", "workers=2")
-    _finished(_run(tmp_path / "cluster", *on_ray, env=cluster.env))
-    assert _lineages(tmp_path / "cluster") == expected
 
-    killed = tmp_path / "killed"
-    run = _run(killed, *on_ray, env=cluster.env)
-    deadline = time.monotonic() + 300
-    second_raylet = None
-    while time.monotonic() < deadline and run.poll() is None:
-        processes = _processes(cluster.marker, cluster.temp)
-        raylets = [
-            pid for pid, (_, line) in processes.items() if "raylet" in line and "sockets/raylet.1" in line
-        ]
-        scaling_there = [
-            pid for pid, (parent, line) in processes.items() if "_scale_seed" in line and parent in raylets
-        ]
-        if raylets and scaling_there and list((killed / ".cache").glob("lineages/*/*/manifest.json")):
-            second_raylet = raylets[0]
-            break  # a seed is being scaled on the second node, and some nodes are stored
-        time.sleep(0.05)
-    assert second_raylet is not None, "no seed was scaled on the second node: the test proves nothing"
-    os.kill(second_raylet, signal.SIGKILL)
+def _scaling(cluster: Cluster, raylets: dict[int, str]) -> dict[int, tuple[str, str]]:
+    """Worker pid -> (node, seed task id) of the seeds' tasks running now (named ``scale <seed>``)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if parent in raylets:
+                title = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode().split()
+                if title[:1] == ["ray::scale"] and len(title) == 2:
+                    found[int(entry.name)] = (raylets[parent], title[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+@pytest.mark.slow
+def test_seeds_reserving_a_resource_only_the_second_node_offers_are_scaled_there_as_locally(
+    tmp_path: Path, cluster: Cluster, expected: dict[str, dict]
+) -> None:
+    raylets = {cluster.raylet(node): node for node in ("head", FAR)}
+    run = _run(tmp_path, *_on_ray(cluster, f"+executor.task_resources.{FAR}=1"), env=cluster.env)
+    seen: set[tuple[str, str]] = set()
+    while run.poll() is None:
+        seen |= set(_scaling(cluster, raylets).values())
+        time.sleep(0.02)
     _finished(run)
-    assert _lineages(killed) == expected
+    assert _manifests(tmp_path) == expected
+    seeds = {path.split("/")[2] for path in expected}
+    assert seen == {(FAR, seed) for seed in seeds}
+
+
+@pytest.mark.slow
+def test_a_key_exported_on_the_driver_only_ends_the_run_with_one_line(
+    tmp_path: Path, cluster: Cluster
+) -> None:
+    driver = {**cluster.env, **dict.fromkeys(KEYS, "sk-driver-only")}
+    run = _run(tmp_path, *_on_ray(cluster, "models=api", "scaling.target=gpt_5_6_sol"), env=driver)
+    out, _ = run.communicate(timeout=300)
+    assert run.returncode == 2, out
+    assert out.strip().splitlines()[-1] == (
+        "error: agents: API keys missing from the environment: OPENAI_API_KEY (gpt_5_6_sol) (on a Ray worker)"
+    )
+    assert "Traceback" not in out
+
+
+def _kill_second_node_mid_seed(
+    cluster: Cluster, root: Path, expected: dict[str, dict], run: subprocess.Popen[str]
+) -> dict[str, Stamp]:
+    """Once the second node scales a seed with some but not all of its nodes stored whole (its target
+    attempts recorded), kill that node: its raylet and the worker (stopped first, so it stores nothing
+    more). Returns the stamps of the seed's nodes that were stored whole."""
+    raylet = cluster.raylet(FAR)
+    deadline = time.monotonic() + 300
+    while run.poll() is None and time.monotonic() < deadline:
+        for pid, (_, seed) in _scaling(cluster, {raylet: FAR}).items():
+            os.kill(pid, signal.SIGSTOP)
+            stored = _manifests(root, seed)
+            whole = [path for path, manifest in stored.items() if manifest == expected[path]]
+            if 2 <= len(whole) < DEPTH_CAP + 1:
+                os.kill(raylet, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
+                return _stamps(root, whole)
+            os.kill(pid, signal.SIGCONT)
+        time.sleep(0.02)
+    pytest.fail("no seed was caught part-scaled on the second node: the test proves nothing")
+
+
+@pytest.mark.slow
+def test_a_run_whose_second_node_dies_mid_seed_finishes_on_the_head_with_the_same_lineages(
+    tmp_path: Path, cluster: Cluster, expected: dict[str, dict]
+) -> None:
+    run = _run(tmp_path, *_on_ray(cluster), env=cluster.env)  # one seed on each node's CPU
+    try:
+        kept = _kill_second_node_mid_seed(cluster, tmp_path, expected, run)
+    except BaseException:
+        run.kill()
+        raise
+    _finished(run)
+    assert _manifests(tmp_path) == expected
+    assert _stamps(tmp_path, list(kept)) == kept  # resumed from them, not rebuilt or rewritten
