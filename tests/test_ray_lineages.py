@@ -5,6 +5,7 @@
   their lineages equal those built locally (the same node ids and manifests).
 - Bad input a seed's task meets on a node (an API key exported on the driver only) ends the run with one
   line.
+- A node that does not mount the lineage store says so in one line.
 - A run spread over both nodes whose second node dies (its raylet and the worker scaling a seed killed,
   the seed's lineage part-stored) finishes on the head with the same lineages: Ray reruns the seed's task,
   which resumes from the nodes already stored and leaves them as they were.
@@ -31,6 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hydra_config import compose_config
+
+from res_repro.errors import UserInputError
+from res_repro.pipelines.lineages import configured_tasks, make_scaler
+from res_repro.pipelines.ray_lineages import scale_seed, shippable_config
+from res_repro.simulation.process import task_spec
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 RAY = str(Path(sys.executable).with_name("ray"))
@@ -261,3 +268,12 @@ def test_a_run_whose_second_node_dies_mid_seed_finishes_on_the_head_with_the_sam
     _finished(run)
     assert _manifests(tmp_path) == expected
     assert _stamps(tmp_path, list(kept)) == kept  # resumed from them, not rebuilt or rewritten
+
+
+def test_a_node_that_does_not_mount_the_lineage_store_says_so(tmp_path: Path) -> None:
+    cfg = compose_config("benchmark=claw_bundled", "benchmark.limit=1", root=tmp_path, output_dir=tmp_path)
+    [task] = configured_tasks(cfg)
+    with pytest.raises(
+        UserInputError, match=r"^paths.cache_dir: the lineage store .* is not on this Ray node"
+    ):
+        scale_seed(make_scaler, shippable_config(cfg), task_spec(task), {}, 1)  # as a task runs it

@@ -27,7 +27,7 @@ from res_repro.simulation.process import task_spec
 RETRIES = 3  # times Ray reruns a seed's task whose worker or node died
 
 
-def _scale_seed(
+def scale_seed(
     make_scaler: Callable[[DictConfig], Scaler],
     config: dict[str, Any],
     spec: Mapping[str, Any],
@@ -77,7 +77,7 @@ def scale_on_ray(
     executor.start({})
     pending: dict[Any, int] = {}
     try:
-        seed_task = executor.remote(_scale_seed, max_retries=RETRIES)
+        seed_task = executor.remote(scale_seed, max_retries=RETRIES)
         config, held = executor.put(shippable_config(cfg)), executor.put(dict(scaler.held_out))
         results: dict[int, LineageResult] = {}
         queue = deque(enumerate(tasks))
