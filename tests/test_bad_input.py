@@ -89,6 +89,11 @@ CASES = [
         r"models\.gpt_5_6_sol\.timeout_s=0",
     ),
     Case("zero Ray CPUs", ("executor=ray", "executor.num_cpus=0"), r"executor\.num_cpus=0"),
+    Case(
+        "Ray's own resource as a custom one",
+        ("executor=ray", "+executor.task_resources.CPU=2"),
+        r"executor\.task_resources: expected custom resource names .* got CPU: 2\.0",
+    ),
     Case("negative learning rate", ("sft.train.learning_rate=-1",), r"sft\.train\.learning_rate=-1"),
     # types, names, structure
     Case("count that is not a number", ("workers=abc",), r"workers.*abc"),
