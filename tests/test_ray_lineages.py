@@ -148,18 +148,44 @@ def cluster() -> Iterator[Cluster]:
         subprocess.run(["rm", "-rf", temp], check=False)
 
 
-def _run(root: Path, *overrides: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+@dataclass
+class Run:
+    """A run of the harness in a child process; its output goes to a file, so a test that watches the
+    run while it goes never blocks it on a full pipe."""
+
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def poll(self) -> int | None:
+        """The exit status, or None while it runs."""
+        return self.process.poll()
+
+    def finish(self, timeout: float = 600) -> tuple[int, str]:
+        """Wait for the run; its exit status and output."""
+        status = self.process.wait(timeout=timeout)
+        return status, self.log.read_text()
+
+    def kill(self) -> None:
+        """Stop the run (a test that failed while watching it)."""
+        self.process.kill()
+        self.process.wait()
+
+
+def _run(root: Path, *overrides: str, env: dict[str, str] | None = None) -> Run:
     command = [sys.executable, "-m", "res_repro", *SCALE, f"paths.root_dir={root}", *overrides]
-    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    log = root.with_name(f"{root.name}.log")
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+    return Run(process, log)
 
 
 def _on_ray(cluster: Cluster, *overrides: str) -> tuple[str, ...]:
     return ("executor=ray", f"executor.address={cluster.address}", "workers=2", *overrides)
 
 
-def _finished(process: subprocess.Popen[str]) -> str:
-    out, _ = process.communicate(timeout=600)
-    assert process.returncode == 0, out
+def _finished(run: Run) -> str:
+    status, out = run.finish()
+    assert status == 0, out
     return out
 
 
@@ -225,8 +251,8 @@ def test_a_key_exported_on_the_driver_only_ends_the_run_with_one_line(
 ) -> None:
     driver = {**cluster.env, **dict.fromkeys(KEYS, "sk-driver-only")}
     run = _run(tmp_path, *_on_ray(cluster, "models=api", "scaling.target=gpt_5_6_sol"), env=driver)
-    out, _ = run.communicate(timeout=300)
-    assert run.returncode == 2, out
+    status, out = run.finish(timeout=300)
+    assert status == 2, out
     assert out.strip().splitlines()[-1] == (
         "error: agents: API keys missing from the environment: OPENAI_API_KEY (gpt_5_6_sol) (on a Ray worker)"
     )
@@ -234,7 +260,7 @@ def test_a_key_exported_on_the_driver_only_ends_the_run_with_one_line(
 
 
 def _kill_second_node_mid_seed(
-    cluster: Cluster, root: Path, expected: dict[str, dict], run: subprocess.Popen[str]
+    cluster: Cluster, root: Path, expected: dict[str, dict], run: Run
 ) -> dict[str, Stamp]:
     """Once the second node scales a seed with some but not all of its nodes stored whole (its target
     attempts recorded), kill that node: its raylet and the worker (stopped first, so it stores nothing
