@@ -10,7 +10,7 @@ wherever it appears. :func:`check_config` reports every value out of range on on
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,7 +74,9 @@ class Bound:
         return f"[low, high], each {text}, low <= high" if self.ordered_pair else text
 
     def holds(self, value: Any) -> bool:
-        """True when ``value`` (a number, or a list of them) lies in the range."""
+        """True when ``value`` (a number, or a list or mapping of them) lies in the range."""
+        if isinstance(value, Mapping):
+            return all(self.holds(item) for item in value.values())
         if isinstance(value, Sequence) and not isinstance(value, str):
             pair_ok = not self.ordered_pair or (len(value) == 2 and value[0] <= value[1])
             return pair_ok and all(self.holds(item) for item in value)
@@ -107,7 +109,7 @@ RANGES: dict[type, dict[str, Bound]] = {
         "output_kill_bytes": COUNT,
         "max_concurrency": COUNT,
     },
-    RayExecutorConfig: {"num_cpus": COUNT, "task_cpus": POSITIVE},
+    RayExecutorConfig: {"num_cpus": COUNT, "task_cpus": POSITIVE, "task_resources": POSITIVE},
     MetricsConfig: {"threshold": UNIT, "tcr_fraction": UNIT, "confidence": OPEN_UNIT, "n_bootstrap": COUNT},
     ModelConfig: {
         "temperature": NON_NEGATIVE,
