@@ -117,6 +117,6 @@ def sqlite_damage(path: Path) -> str | None:
     return None if rows == [("ok",)] else f"SQLite integrity check failed ({rows[0][0]})"
 
 
-def first_line(exc: BaseException) -> str:
-    """The first line of an error's message, cut at 120 characters (for one-line reports)."""
-    return (str(exc).splitlines() or [""])[0][:120]
+def first_line(exc: BaseException, limit: int = 120) -> str:
+    """The first line of an error's message, cut at ``limit`` characters (for one-line reports)."""
+    return (str(exc).splitlines() or [""])[0][:limit]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from res_repro.agents.providers.base import ProviderError
+from res_repro.storage import first_line
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ class RetryReporter:
                 self._said[model] = (said, since + 1)
                 return
             self._said[model] = (now, 0)
-        first = (str(error).splitlines() or [type(error).__name__])[0][:160]
+        first = first_line(error, limit=160) or type(error).__name__
         more = f" ({since} more retries since the last report)" if since else ""
         log.warning(
             "%s: %s; try %d of %d in %.0f s%s", model, first, attempt + 2, policy.max_attempts, wait, more
