@@ -365,8 +365,9 @@ class DockerSandbox(Sandbox):
                     if sum(map(len, head)) > SEED_KEPT_BYTES:
                         break
                 else:
-                    _remember_seed(image_id, b"".join(head))
-                    self._put_archive("/", b"".join(head))
+                    seed = b"".join(head)
+                    _remember_seed(image_id, seed)
+                    self._put_archive("/", seed)
                     return
             _remember_seed(image_id, STREAMED)
             self._put_archive("/", itertools.chain(head, chunks))
